@@ -1,0 +1,51 @@
+#ifndef CLBAYES_KERNELS_TRANSPOSE_HPP
+#define CLBAYES_KERNELS_TRANSPOSE_HPP
+
+// Transposes (stan-opencl.txt, section 3.5.3): B = t(A), and the in-place
+// copy of one triangle onto the other, which makes a matrix symmetric.
+
+#include "../opencl/kernel_cl.hpp"
+
+#ifdef CLBAYES_OPENCL
+
+namespace clbayes {
+namespace opencl {
+namespace kernels {
+
+inline const char* transpose_source = R"(
+/**
+ * B = t(A); A is rows x cols, B is cols x rows; one work item per element.
+ */
+__kernel void transpose(__global double* B, __global const double* A,
+                        int rows, int cols) {
+  const int i = get_global_id(0);
+  const int j = get_global_id(1);
+  if (i < rows && j < cols) B[(long)i * cols + j] = A[(long)j * rows + i];
+}
+
+/**
+ * Copy one triangle of the square matrix A onto the other, in place.
+ * lower_to_upper = 1: A[j, i] = A[i, j] for i > j; 0: the reverse.
+ * Work items on the side being read do the copy, the others do nothing.
+ */
+__kernel void triangular_transpose(__global double* A, int n,
+                                   int lower_to_upper) {
+  const int i = get_global_id(0);
+  const int j = get_global_id(1);
+  if (i >= n || j >= n) return;
+  if (lower_to_upper ? (i > j) : (i < j))
+    A[(long)i * n + j] = A[(long)j * n + i];
+}
+)";
+
+inline kernel_cl<out_buffer, in_buffer, int, int> transpose("transpose",
+                                                             transpose_source);
+inline kernel_cl<in_out_buffer, int, int> triangular_transpose(
+    "triangular_transpose", transpose_source);
+
+}  // namespace kernels
+}  // namespace opencl
+}  // namespace clbayes
+
+#endif  // CLBAYES_OPENCL
+#endif

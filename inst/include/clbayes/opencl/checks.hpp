@@ -1,0 +1,66 @@
+#ifndef CLBAYES_OPENCL_CHECKS_HPP
+#define CLBAYES_OPENCL_CHECKS_HPP
+
+// Checks of data already on the device: only the one-int flag comes back.
+
+#include "../kernels/check.hpp"
+#include "matrix_cl.hpp"
+
+#ifdef CLBAYES_OPENCL
+
+namespace clbayes {
+namespace opencl {
+
+namespace internal {
+
+template <typename Launch>
+bool run_flag_check(Launch launch) {
+  context& ctx = context::instance();
+  int flag = 0;
+  try {
+    cl::Buffer buf(ctx.cl_context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                   sizeof(int), &flag);
+    launch(buf);
+    // The queue is in order, so this read runs after the check kernel.
+    ctx.queue().enqueueReadBuffer(buf, CL_TRUE, 0, sizeof(int), &flag);
+  } catch (const cl::Error& e) {
+    throw opencl_error(std::string(e.what()) + " reading a check flag", e.err());
+  }
+  return flag != 0;
+}
+
+}  // namespace internal
+
+/** True if any element of A is NaN or infinite. */
+inline bool has_nonfinite(const matrix_cl& a) {
+  if (a.size() == 0) return false;
+  return internal::run_flag_check([&](cl::Buffer& flag) {
+    return kernels::check_nan(cl::NDRange(a.rows(), a.cols()), a, a.rows(),
+                              a.cols(), flag);
+  });
+}
+
+/** True if the square matrix A is symmetric to relative tolerance `tol`. */
+inline bool is_symmetric(const matrix_cl& a, double tol = 1e-8) {
+  if (a.rows() != a.cols()) return false;
+  if (a.size() == 0) return true;
+  return !internal::run_flag_check([&](cl::Buffer& flag) {
+    return kernels::check_symmetric(cl::NDRange(a.rows(), a.rows()), a, a.rows(),
+                                    tol, flag);
+  });
+}
+
+/** True if a diagonal element of A is exactly zero. */
+inline bool has_zero_diagonal(const matrix_cl& a) {
+  if (a.size() == 0) return false;
+  return internal::run_flag_check([&](cl::Buffer& flag) {
+    return kernels::check_diagonal_zeros(cl::NDRange(std::min(a.rows(), a.cols())),
+                                         a, a.rows(), a.cols(), flag);
+  });
+}
+
+}  // namespace opencl
+}  // namespace clbayes
+
+#endif  // CLBAYES_OPENCL
+#endif

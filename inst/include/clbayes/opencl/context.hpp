@@ -1,0 +1,255 @@
+#ifndef CLBAYES_OPENCL_CONTEXT_HPP
+#define CLBAYES_OPENCL_CONTEXT_HPP
+
+// The one OpenCL context of the process (stan-opencl.txt, section 2.1): it
+// lists every platform and device, holds the selected device with its single
+// in-order command queue, and caches compiled programs for the session.
+//
+// Selection happens on first use: env CLBAYES_PLATFORM / CLBAYES_DEVICE when
+// set, otherwise the first GPU with double precision, otherwise the first
+// device of any type with double precision. select() switches devices; every
+// switch bumps generation(), so matrices made on an earlier device are
+// recognised and refused instead of being handed to the wrong context.
+
+#include "../config.hpp"
+#include "../error.hpp"
+#include "device_info.hpp"
+
+#include <cstdlib>
+#include <map>
+#include <string>
+#include <vector>
+
+#ifdef CLBAYES_OPENCL
+
+namespace clbayes {
+namespace opencl {
+
+class context {
+ public:
+  static context& instance() {
+    static context ctx;
+    return ctx;
+  }
+
+  /** Every device of every platform, in clinfo order. */
+  std::vector<device_info> devices() const {
+    std::vector<device_info> out;
+    std::vector<cl::Platform> platforms = all_platforms();
+    for (std::size_t p = 0; p < platforms.size(); ++p) {
+      std::vector<cl::Device> devs = platform_devices(platforms[p]);
+      for (std::size_t d = 0; d < devs.size(); ++d)
+        out.push_back(describe(platforms[p], devs[d], static_cast<int>(p),
+                               static_cast<int>(d)));
+    }
+    return out;
+  }
+
+  /** Select device `device` of platform `platform` (0-based). */
+  void select(int platform, int device) {
+    std::vector<cl::Platform> platforms = all_platforms();
+    if (platform < 0 || platform >= static_cast<int>(platforms.size()))
+      throw invalid_argument("platform", "must be between 0 and " +
+                                             std::to_string(platforms.size()) +
+                                             " - 1; there are " +
+                                             std::to_string(platforms.size()) +
+                                             " OpenCL platforms");
+    std::vector<cl::Device> devs = platform_devices(platforms[platform]);
+    if (device < 0 || device >= static_cast<int>(devs.size()))
+      throw invalid_argument("device", "must be between 0 and " +
+                                           std::to_string(devs.size()) +
+                                           " - 1 on platform " +
+                                           std::to_string(platform));
+    device_info info = describe(platforms[platform], devs[device], platform,
+                                device);
+    if (!info.fp64)
+      throw invalid_argument("device", "'" + info.name +
+                                           "' has no double precision "
+                                           "(cl_khr_fp64); clbayes needs it");
+    try {
+      cl::Context ctx(devs[device]);
+      cl::CommandQueue queue(ctx, devs[device]);  // in-order
+      context_ = ctx;
+      queue_ = queue;
+      device_ = devs[device];
+    } catch (const cl::Error& e) {
+      throw opencl_error("creating a context on '" + info.name + "'", e.err());
+    }
+    info_ = info;
+    programs_.clear();
+    selected_ = true;
+    ++generation_;
+  }
+
+  /** Drop the selected device: later work runs on the CPU paths. */
+  void deselect() {
+    if (selected_) queue_.finish();
+    programs_.clear();
+    context_ = cl::Context();
+    queue_ = cl::CommandQueue();
+    device_ = cl::Device();
+    info_ = device_info();
+    selected_ = false;
+    ++generation_;
+  }
+
+  /** Select from the environment or by the default rule; no-op if done. */
+  void ensure_initialised() {
+    if (initialised_) return;
+    initialised_ = true;
+    const char* env_p = std::getenv("CLBAYES_PLATFORM");
+    const char* env_d = std::getenv("CLBAYES_DEVICE");
+    if ((env_p && *env_p) || (env_d && *env_d)) {
+      select(parse_env("CLBAYES_PLATFORM", env_p),
+             parse_env("CLBAYES_DEVICE", env_d));
+      return;
+    }
+    std::vector<device_info> all = devices();
+    for (int pass = 0; pass < 2; ++pass) {
+      for (const device_info& d : all) {
+        if (!d.fp64 || (pass == 0 && d.type != "gpu")) continue;
+        select(d.platform, d.device);
+        return;
+      }
+    }
+  }
+
+  bool selected() {
+    ensure_initialised();
+    return selected_;
+  }
+
+  const device_info& info() {
+    require_device();
+    return info_;
+  }
+  cl::Context& cl_context() {
+    require_device();
+    return context_;
+  }
+  cl::CommandQueue& queue() {
+    require_device();
+    return queue_;
+  }
+  cl::Device& device() {
+    require_device();
+    return device_;
+  }
+  unsigned generation() const { return generation_; }
+
+  /** Kernel `name` from `source` built with `options`, compiled once. */
+  cl::Kernel kernel(const std::string& name, const std::string& source,
+                    const std::string& options) {
+    require_device();
+    const std::string key = name + '\n' + options;
+    auto it = programs_.find(key);
+    if (it == programs_.end()) {
+      cl::Program program(context_, source);
+      try {
+        program.build(std::vector<cl::Device>{device_}, options.c_str());
+      } catch (const cl::Error& e) {
+        std::string log;
+        try {
+          log = program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(device_);
+        } catch (const cl::Error&) {
+          log = "(no build log)";
+        }
+        throw opencl_error("building kernel '" + name + "' with options '" +
+                               options + "'",
+                           e.err(), "build log:\n" + log);
+      }
+      it = programs_.emplace(key, cached{program, cl::Kernel(program, name.c_str())})
+               .first;
+    }
+    return it->second.kernel;
+  }
+
+  /** Throws clbayes::no_device unless a device is selected. */
+  void require_device() {
+    ensure_initialised();
+    if (!selected_)
+      throw no_device(
+          "no OpenCL device is selected: use gpu_select() or backend = "
+          "\"cpu\"");
+  }
+
+ private:
+  struct cached {
+    cl::Program program;
+    cl::Kernel kernel;
+  };
+
+  context() = default;
+
+  static std::vector<cl::Platform> all_platforms() {
+    std::vector<cl::Platform> platforms;
+    try {
+      cl::Platform::get(&platforms);
+    } catch (const cl::Error&) {
+      platforms.clear();  // no ICD or no platform: an empty list, not an error
+    }
+    return platforms;
+  }
+
+  static std::vector<cl::Device> platform_devices(const cl::Platform& p) {
+    std::vector<cl::Device> devs;
+    try {
+      p.getDevices(CL_DEVICE_TYPE_ALL, &devs);
+    } catch (const cl::Error&) {
+      devs.clear();
+    }
+    return devs;
+  }
+
+  static device_info describe(const cl::Platform& p, const cl::Device& d,
+                              int pi, int di) {
+    device_info info;
+    info.platform = pi;
+    info.device = di;
+    info.platform_name = trim(p.getInfo<CL_PLATFORM_NAME>());
+    info.name = trim(d.getInfo<CL_DEVICE_NAME>());
+    cl_device_type t = d.getInfo<CL_DEVICE_TYPE>();
+    info.type = (t & CL_DEVICE_TYPE_GPU)           ? "gpu"
+                : (t & CL_DEVICE_TYPE_CPU)         ? "cpu"
+                : (t & CL_DEVICE_TYPE_ACCELERATOR) ? "accelerator"
+                                                   : "other";
+    info.version = trim(d.getInfo<CL_DEVICE_VERSION>());
+    info.fp64 = d.getInfo<CL_DEVICE_EXTENSIONS>().find("cl_khr_fp64") !=
+                std::string::npos;
+    info.global_mem = d.getInfo<CL_DEVICE_GLOBAL_MEM_SIZE>();
+    info.local_mem = d.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
+    info.compute_units = static_cast<int>(d.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>());
+    info.max_work_group_size = d.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
+    return info;
+  }
+
+  static std::string trim(std::string s) {
+    while (!s.empty() && (s.back() == '\0' || s.back() == ' ')) s.pop_back();
+    return s;
+  }
+
+  static int parse_env(const char* name, const char* value) {
+    if (value == nullptr || *value == '\0') return 0;
+    char* end = nullptr;
+    long v = std::strtol(value, &end, 10);
+    if (*end != '\0' || v < 0)
+      throw invalid_argument(name, std::string("must be a non-negative integer, not '") +
+                                       value + "'");
+    return static_cast<int>(v);
+  }
+
+  bool initialised_ = false;
+  bool selected_ = false;
+  unsigned generation_ = 0;
+  cl::Context context_;
+  cl::CommandQueue queue_;
+  cl::Device device_;
+  device_info info_;
+  std::map<std::string, cached> programs_;
+};
+
+}  // namespace opencl
+}  // namespace clbayes
+
+#endif  // CLBAYES_OPENCL
+#endif

@@ -1,0 +1,29 @@
+#ifndef CLBAYES_OPENCL_DEVICE_INFO_HPP
+#define CLBAYES_OPENCL_DEVICE_INFO_HPP
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace clbayes {
+namespace opencl {
+
+/** What the user is told about one OpenCL device (one row of gpu_devices()). */
+struct device_info {
+  int platform = -1;  // 0-based index, as clinfo numbers them
+  int device = -1;    // 0-based index within the platform
+  std::string platform_name;
+  std::string name;
+  std::string type;  // "gpu", "cpu", "accelerator" or "other"
+  std::string version;
+  bool fp64 = false;
+  std::uint64_t global_mem = 0;  // bytes
+  std::uint64_t local_mem = 0;   // bytes
+  int compute_units = 0;
+  std::size_t max_work_group_size = 0;
+};
+
+}  // namespace opencl
+}  // namespace clbayes
+
+#endif

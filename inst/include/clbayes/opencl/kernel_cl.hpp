@@ -1,0 +1,174 @@
+#ifndef CLBAYES_OPENCL_KERNEL_CL_HPP
+#define CLBAYES_OPENCL_KERNEL_CL_HPP
+
+// A typed OpenCL kernel (stan-opencl.txt, section 2.3). The template
+// arguments say what each kernel argument is: in_buffer, out_buffer or
+// in_out_buffer for a matrix_cl, any other type for a scalar passed by value
+// (int, double, cl::LocalSpaceArg). A call
+//   - waits on the write events of every input and on all events of every
+//     output, so it runs after exactly the operations it depends on;
+//   - records its own event on each matrix it reads or writes.
+// No call site handles events by hand.
+//
+// The source is compiled lazily on first use, once per selected device, with
+// the kernel's options passed as -D defines (e.g. THREAD_BLOCK_SIZE), and the
+// program is cached by the context for the rest of the session.
+
+#include "context.hpp"
+#include "matrix_cl.hpp"
+
+#include <array>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#ifdef CLBAYES_OPENCL
+
+namespace clbayes {
+namespace opencl {
+
+struct in_buffer {};
+struct out_buffer {};
+struct in_out_buffer {};
+
+namespace internal {
+
+// How one kernel argument is passed, which events it waits for and which
+// events it records.
+template <typename T>
+struct kernel_arg {
+  using param = const T&;
+  static void set(cl::Kernel& k, cl_uint i, const T& v) { k.setArg(i, v); }
+  static void wait_list(const T&, std::vector<cl::Event>&) {}
+  static void record(const T&, const cl::Event&) {}
+};
+
+template <>
+struct kernel_arg<in_buffer> {
+  using param = const matrix_cl&;
+  static void set(cl::Kernel& k, cl_uint i, const matrix_cl& m) {
+    k.setArg(i, m.buffer());
+  }
+  static void wait_list(const matrix_cl& m, std::vector<cl::Event>& w) {
+    w.insert(w.end(), m.write_events().begin(), m.write_events().end());
+  }
+  static void record(const matrix_cl& m, const cl::Event& e) {
+    m.add_read_event(e);
+  }
+};
+
+template <>
+struct kernel_arg<out_buffer> {
+  using param = matrix_cl&;
+  static void set(cl::Kernel& k, cl_uint i, const matrix_cl& m) {
+    k.setArg(i, m.buffer());
+  }
+  static void wait_list(const matrix_cl& m, std::vector<cl::Event>& w) {
+    std::vector<cl::Event> rw = m.read_write_events();
+    w.insert(w.end(), rw.begin(), rw.end());
+  }
+  static void record(const matrix_cl& m, const cl::Event& e) {
+    m.add_write_event(e);
+  }
+};
+
+template <>
+struct kernel_arg<in_out_buffer> : kernel_arg<out_buffer> {};
+
+template <typename T>
+struct is_buffer_arg : std::false_type {};
+template <>
+struct is_buffer_arg<in_buffer> : std::true_type {};
+template <>
+struct is_buffer_arg<out_buffer> : std::true_type {};
+template <>
+struct is_buffer_arg<in_out_buffer> : std::true_type {};
+
+// Buffers are checked to belong to the selected device before a launch.
+template <typename T, typename V>
+void check_arg_device(const V& v, typename std::enable_if<is_buffer_arg<T>::value>::type* = nullptr) {
+  v.check_device("matrix");
+}
+template <typename T, typename V>
+void check_arg_device(const V&, typename std::enable_if<!is_buffer_arg<T>::value>::type* = nullptr) {}
+
+inline std::string build_options(const std::map<std::string, int>& options) {
+  std::string out;
+  for (const auto& kv : options)
+    out += "-D " + kv.first + "=" + std::to_string(kv.second) + " ";
+  return out;
+}
+
+// Every kernel source starts with this: double precision on.
+inline const char* kernel_preamble() {
+  return "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
+}
+
+}  // namespace internal
+
+template <typename... Args>
+class kernel_cl {
+ public:
+  /** `name` is the __kernel function in `source`; `options` become -D defines. */
+  kernel_cl(const char* name, const char* source,
+            std::map<std::string, int> options = {})
+      : name_(name), source_(source), options_(std::move(options)) {}
+
+  /** Launch over `global` work items in groups of `local` (cl::NullRange
+   *  lets the runtime choose). A launch with an empty range does nothing. */
+  cl::Event operator()(const cl::NDRange& global, const cl::NDRange& local,
+                       typename internal::kernel_arg<Args>::param... args) const {
+    for (cl::size_type d = 0; d < global.dimensions(); ++d)
+      if (global.get()[d] == 0) return cl::Event();
+    context& ctx = context::instance();
+    int dummy[] = {0, (internal::check_arg_device<Args>(args), 0)...};
+    (void)dummy;
+    cl::Kernel k = ctx.kernel(name_, std::string(internal::kernel_preamble()) + source_,
+                              internal::build_options(options_));
+    std::vector<cl::Event> waits;
+    cl_uint index = 0;
+    try {
+      int set[] = {0, (internal::kernel_arg<Args>::set(k, index++, args), 0)...};
+      (void)set;
+      int wl[] = {0, (internal::kernel_arg<Args>::wait_list(args, waits), 0)...};
+      (void)wl;
+      cl::Event event;
+      ctx.queue().enqueueNDRangeKernel(k, cl::NullRange, global, local,
+                                       waits.empty() ? nullptr : &waits, &event);
+      int rec[] = {0, (internal::kernel_arg<Args>::record(args, event), 0)...};
+      (void)rec;
+      return event;
+    } catch (const cl::Error& e) {
+      throw opencl_error(std::string(e.what()) + " running kernel '" + name_ + "'",
+                         e.err());
+    }
+  }
+
+  /** Launch with the work-group size chosen by the runtime. */
+  cl::Event operator()(const cl::NDRange& global,
+                       typename internal::kernel_arg<Args>::param... args) const {
+    return (*this)(global, cl::NullRange, args...);
+  }
+
+  const std::string& name() const { return name_; }
+  int option(const std::string& key) const { return options_.at(key); }
+  /** Change a tuning define; the next launch builds (and caches) that variant. */
+  void set_option(const std::string& key, int value) { options_[key] = value; }
+
+ private:
+  std::string name_;
+  const char* source_;
+  std::map<std::string, int> options_;
+};
+
+/** Round n up to a multiple of m (global sizes for fixed work groups). */
+inline std::size_t round_up(std::size_t n, std::size_t m) {
+  return ((n + m - 1) / m) * m;
+}
+
+}  // namespace opencl
+}  // namespace clbayes
+
+#endif  // CLBAYES_OPENCL
+#endif

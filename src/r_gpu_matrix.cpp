@@ -1,0 +1,68 @@
+// Glue for gpu_matrix (R/gpu_matrix.R): upload, download and the operators.
+
+#include "glue.hpp"
+
+
+// [[Rcpp::export(.cpp_gpu_matrix)]]
+SEXP cpp_gpu_matrix(Rcpp::NumericMatrix x, std::string view) {
+  CLBAYES_DEVICE_ONLY(glue::wrap_matrix_cl(cl_ops::to_matrix_cl(
+      x.begin(), x.nrow(), x.ncol(), clbayes::parse_view(view))));
+}
+
+// [[Rcpp::export(.cpp_as_matrix)]]
+Rcpp::NumericMatrix cpp_as_matrix(SEXP ptr) {
+#ifdef CLBAYES_OPENCL
+  const cl_ops::matrix_cl& m = glue::as_matrix_cl(ptr, "x");
+  Rcpp::NumericMatrix out(m.rows(), m.cols());
+  cl_ops::from_matrix_cl(m, out.begin());
+  return out;
+#else
+  (void)ptr;
+  glue::stop_no_opencl();
+#endif
+}
+
+// [[Rcpp::export(.cpp_dim)]]
+Rcpp::IntegerVector cpp_dim(SEXP ptr) {
+#ifdef CLBAYES_OPENCL
+  const cl_ops::matrix_cl& m = glue::as_matrix_cl(ptr, "x");
+  return Rcpp::IntegerVector::create(m.rows(), m.cols());
+#else
+  (void)ptr;
+  glue::stop_no_opencl();
+#endif
+}
+
+// [[Rcpp::export(.cpp_view)]]
+std::string cpp_view(SEXP ptr) {
+  CLBAYES_DEVICE_ONLY(std::string(clbayes::view_name(glue::as_matrix_cl(ptr, "x").view())));
+}
+
+// [[Rcpp::export(.cpp_add)]]
+SEXP cpp_add(SEXP a, SEXP b) {
+  CLBAYES_DEVICE_ONLY(glue::wrap_matrix_cl(
+      cl_ops::add(glue::as_matrix_cl(a, "e1"), glue::as_matrix_cl(b, "e2"))));
+}
+
+// [[Rcpp::export(.cpp_subtract)]]
+SEXP cpp_subtract(SEXP a, SEXP b) {
+  CLBAYES_DEVICE_ONLY(glue::wrap_matrix_cl(
+      cl_ops::subtract(glue::as_matrix_cl(a, "e1"), glue::as_matrix_cl(b, "e2"))));
+}
+
+// [[Rcpp::export(.cpp_scalar_multiply)]]
+SEXP cpp_scalar_multiply(SEXP a, double s) {
+  CLBAYES_DEVICE_ONLY(
+      glue::wrap_matrix_cl(cl_ops::scalar_multiply(glue::as_matrix_cl(a, "x"), s)));
+}
+
+// [[Rcpp::export(.cpp_multiply)]]
+SEXP cpp_multiply(SEXP a, SEXP b) {
+  CLBAYES_DEVICE_ONLY(glue::wrap_matrix_cl(
+      cl_ops::multiply(glue::as_matrix_cl(a, "x"), glue::as_matrix_cl(b, "y"))));
+}
+
+// [[Rcpp::export(.cpp_transpose)]]
+SEXP cpp_transpose(SEXP a) {
+  CLBAYES_DEVICE_ONLY(glue::wrap_matrix_cl(cl_ops::transpose(glue::as_matrix_cl(a, "x"))));
+}
