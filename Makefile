@@ -1,0 +1,73 @@
+# clbayes: the two commands are `make demo` and `make check`.
+R ?= R
+RSCRIPT ?= Rscript
+PKG := clbayes
+VERSION := $(shell sed -n 's/^Version: *//p' DESCRIPTION)
+TARBALL := $(PKG)_$(VERSION).tar.gz
+APT_PACKAGES := pocl-opencl-icd ocl-icd-opencl-dev opencl-clhpp-headers clinfo pandoc
+R_PACKAGES := Rcpp RcppEigen roxygen2 knitr rmarkdown coda posterior testthat cli
+
+.PHONY: setup setup-system setup-r docs build install demo check test bench bench-driver clean
+
+## setup: system packages (apt-get, when missing) and R packages (when missing)
+setup: setup-system setup-r
+
+setup-system:
+	@missing=""; for p in $(APT_PACKAGES); do \
+	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  if command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing:$$missing"; \
+	    SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	    $$SUDO apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
+	  else echo "apt-get not found; please install:$$missing"; fi; \
+	fi
+
+setup-r:
+	@$(RSCRIPT) -e 'pkgs <- strsplit("$(R_PACKAGES)", " ")[[1]]; \
+	  miss <- pkgs[!vapply(pkgs, requireNamespace, logical(1), quietly = TRUE)]; \
+	  if (length(miss)) { message("installing R packages: ", paste(miss, collapse = " ")); \
+	    install.packages(miss, repos = "https://cloud.r-project.org", Ncpus = 2L) }; \
+	  miss <- pkgs[!vapply(pkgs, requireNamespace, logical(1), quietly = TRUE)]; \
+	  if (length(miss)) stop("could not install: ", paste(miss, collapse = " "))'
+
+## docs: regenerate RcppExports and roxygen2 docs/NAMESPACE
+docs:
+	$(RSCRIPT) -e 'Rcpp::compileAttributes(".")' -e 'roxygen2::roxygenise(".", roclets = c("rd", "namespace"), load_code = roxygen2::load_source)'
+
+build: setup docs
+	$(R) CMD build .
+
+install: build
+	$(R) CMD INSTALL $(TARBALL)
+
+## demo: the main job, on the default device (GPU, PoCL or the CPU path)
+demo: install
+	$(RSCRIPT) inst/demo/demo.R
+
+## check: docs up to date, R CMD build, R CMD check --no-manual; fails on ERROR or WARNING
+check: build
+	@git diff --quiet -- NAMESPACE man src/RcppExports.cpp R/RcppExports.R 2>/dev/null || \
+	  { echo "generated docs/exports were stale and have been regenerated; commit them"; \
+	    git --no-pager diff --stat -- NAMESPACE man src/RcppExports.cpp R/RcppExports.R; }
+	_R_CHECK_FORCE_SUGGESTS_=false $(R) CMD check --no-manual $(TARBALL)
+	@log=$(PKG).Rcheck/00check.log; \
+	if grep -qE '^Status:.*(ERROR|WARNING)' $$log; then echo "R CMD check: ERROR or WARNING"; exit 1; fi; \
+	if grep -q 'Found the following significant warnings' $$log; then echo "compiler warnings"; exit 1; fi; \
+	grep '^Status' $$log
+
+## test: run the test suite against the installed package (quick)
+test: install
+	$(RSCRIPT) -e 'testthat::test_dir("tests/testthat", package = "$(PKG)", load_package = "installed")'
+
+## bench: benchmark scripts on this machine (writes to inst/bench/RESULTS.md)
+bench: install
+	$(RSCRIPT) inst/bench/run_all.R
+
+## bench-driver: the standalone C++ benchmark driver (no R needed)
+bench-driver:
+	$(MAKE) -C inst/bench
+
+clean:
+	rm -rf $(PKG).Rcheck $(PKG)_*.tar.gz src/*.o src/*.so src/Makevars config.log

@@ -1,0 +1,4 @@
+library(testthat)
+library(clbayes)
+
+test_check("clbayes")
