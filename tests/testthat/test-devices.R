@@ -1,0 +1,78 @@
+test_that("gpu_devices() lists devices with the documented columns", {
+  devs <- gpu_devices()
+  expect_s3_class(devs, "data.frame")
+  expect_true(all(c("platform", "device", "name", "type", "fp64", "global_mem",
+                    "compute_units", "selected") %in% names(devs)))
+  expect_lte(sum(devs$selected), 1L)
+  expect_true(all(devs$type %in% c("gpu", "cpu", "accelerator", "other")))
+  expect_identical(gpu_available(), any(devs$selected))
+})
+
+test_that("a selected device has double precision and matches gpu_info()", {
+  skip_if_no_device()
+  devs <- gpu_devices()
+  sel <- devs[devs$selected, ]
+  expect_true(sel$fp64)
+  expect_gt(sel$global_mem, 0)
+  info <- gpu_info()
+  expect_identical(info$name, sel$name)
+  expect_identical(info$platform, sel$platform)
+})
+
+test_that("gpu_select() switches, deselects and refuses bad indices", {
+  skip_if_no_device()
+  devs <- gpu_devices()
+  sel <- devs[devs$selected, ]
+  on.exit(gpu_select(sel$platform, sel$device), add = TRUE)
+
+  a <- gpu_matrix(matrix(1:4, 2))
+  gpu_select(NULL)
+  expect_false(gpu_available())
+  expect_message(expect_null(gpu_info()), "no OpenCL device")
+  expect_error(gpu_matrix(diag(2)), "no OpenCL device is selected")
+  expect_error(resolve_backend("opencl"), "no OpenCL device")
+  expect_identical(resolve_backend("auto", size = 1e9, threshold = 0), "cpu")
+
+  res <- gpu_select(sel$platform, sel$device)
+  expect_true(gpu_available())
+  expect_identical(res$name, sel$name)
+  # matrices made before the switch belong to another context
+  expect_error(as.matrix(a), "no longer selected")
+
+  expect_error(gpu_select(99L, 0L), "`platform` must be between 0 and")
+  expect_error(gpu_select(sel$platform, 99L), "`device` must be between 0 and")
+  expect_error(gpu_select(-1), "`platform` must be a single non-negative")
+  expect_error(gpu_select("a"), "`platform` must be a single non-negative")
+  expect_error(gpu_select(0, 1.5), "`device` must be a single non-negative")
+})
+
+test_that("resolve_backend() follows the option and the threshold", {
+  expect_identical(resolve_backend("cpu"), "cpu")
+  expect_error(resolve_backend("gpu"), "`backend` must be one of")
+  expect_error(resolve_backend(1), "`backend` must be one of")
+  old <- options(clbayes.backend = "cpu")
+  on.exit(options(old))
+  expect_identical(resolve_backend(), "cpu")
+  skip_if_no_device()
+  expect_identical(resolve_backend("auto", size = 10, threshold = 100), "cpu")
+  expect_identical(resolve_backend("auto", size = 100, threshold = 100), "opencl")
+  expect_identical(resolve_backend("opencl"), "opencl")
+})
+
+test_that("CLBAYES_PLATFORM / CLBAYES_DEVICE select at load in a new session", {
+  skip_if_no_device()
+  rscript <- file.path(R.home("bin"), "Rscript")
+  run <- function(env) {
+    out <- suppressWarnings(system2(rscript, c("-e", shQuote(
+      "suppressPackageStartupMessages(library(clbayes)); cat(gpu_available())"
+    )), env = env, stdout = TRUE, stderr = TRUE))
+    paste(out, collapse = "\n")
+  }
+  devs <- gpu_devices()
+  sel <- devs[devs$selected, ]
+  ok <- run(c(sprintf("CLBAYES_PLATFORM=%d", sel$platform),
+              sprintf("CLBAYES_DEVICE=%d", sel$device)))
+  expect_match(ok, "TRUE")
+  bad <- run(c("CLBAYES_PLATFORM=57", "CLBAYES_DEVICE=0"))
+  expect_match(bad, "FALSE")
+})
