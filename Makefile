@@ -25,12 +25,7 @@ setup-system:
 	fi
 
 setup-r:
-	@$(RSCRIPT) -e 'pkgs <- strsplit("$(R_PACKAGES)", " ")[[1]]; \
-	  miss <- pkgs[!vapply(pkgs, requireNamespace, logical(1), quietly = TRUE)]; \
-	  if (length(miss)) { message("installing R packages: ", paste(miss, collapse = " ")); \
-	    install.packages(miss, repos = "https://cloud.r-project.org", Ncpus = 2L) }; \
-	  miss <- pkgs[!vapply(pkgs, requireNamespace, logical(1), quietly = TRUE)]; \
-	  if (length(miss)) stop("could not install: ", paste(miss, collapse = " "))'
+	$(RSCRIPT) tools/install-r-deps.R $(R_PACKAGES)
 
 ## docs: regenerate RcppExports and roxygen2 docs/NAMESPACE
 docs:
@@ -44,7 +39,7 @@ install: build
 
 ## demo: the main job, on the default device (GPU, PoCL or the CPU path)
 demo: install
-	$(RSCRIPT) inst/demo/demo.R
+	$(RSCRIPT) demo/clbayes.R
 
 ## check: docs up to date, R CMD build, R CMD check --no-manual; fails on ERROR or WARNING
 check: build

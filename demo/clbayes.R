@@ -1,5 +1,5 @@
 # clbayes demo: what runs where, on the default device.
-# Run with `make demo` (installs the package first).
+# Run with `make demo` (installs the package first), or demo("clbayes").
 suppressPackageStartupMessages(library(clbayes))
 
 cat("== OpenCL devices\n")
