@@ -13,15 +13,20 @@ R_PACKAGES := Rcpp RcppEigen roxygen2 knitr rmarkdown coda posterior testthat cl
 setup: setup-system setup-r
 
 setup-system:
-	@missing=""; for p in $(APT_PACKAGES); do \
+	@SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	missing=""; for p in $(APT_PACKAGES); do \
 	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
-	if [ -n "$$missing" ]; then \
-	  if command -v apt-get >/dev/null 2>&1; then \
+	if ! command -v apt-get >/dev/null 2>&1; then \
+	  [ -z "$$missing" ] || echo "apt-get not found; please install:$$missing"; \
+	else \
+	  if [ -z "$$(ls /var/lib/apt/lists 2>/dev/null | grep -v -e lock -e partial -e auxfiles)" ]; then \
+	    $$SUDO apt-get update -qq; fi; \
+	  if [ -n "$$missing" ]; then \
 	    echo "installing:$$missing"; \
-	    SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
-	    $$SUDO apt-get update -qq && \
-	    DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
-	  else echo "apt-get not found; please install:$$missing"; fi; \
+	    DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing || \
+	    { $$SUDO apt-get update -qq && \
+	      DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; }; \
+	  fi; \
 	fi
 
 setup-r:

@@ -101,3 +101,7 @@
     .Call(`_clbayes_cpp_has_zero_diagonal`, a)
 }
 
+.cpp_compile_kernel <- function(name, source) {
+    .Call(`_clbayes_cpp_compile_kernel`, name, source)
+}
+

@@ -52,3 +52,15 @@ check_count <- function(x, arg) {
   }
   as.integer(x)
 }
+
+# Compile an OpenCL source on the selected device and create kernel `name`;
+# TRUE, or an error carrying the compiler's build log.
+gpu_compile_kernel <- function(source, name) {
+  if (!is.character(source) || length(source) != 1L) {
+    stop("`source` must be a single string", call. = FALSE)
+  }
+  if (!is.character(name) || length(name) != 1L || !nzchar(name)) {
+    stop("`name` must be a single non-empty string", call. = FALSE)
+  }
+  .cpp_compile_kernel(name, source)
+}

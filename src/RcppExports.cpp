@@ -300,6 +300,18 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_compile_kernel
+bool cpp_compile_kernel(std::string name, std::string source);
+RcppExport SEXP _clbayes_cpp_compile_kernel(SEXP nameSEXP, SEXP sourceSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< std::string >::type name(nameSEXP);
+    Rcpp::traits::input_parameter< std::string >::type source(sourceSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_compile_kernel(name, source));
+    return rcpp_result_gen;
+END_RCPP
+}
 
 static const R_CallMethodDef CallEntries[] = {
     {"_clbayes_cpp_devices", (DL_FUNC) &_clbayes_cpp_devices, 0},
@@ -327,6 +339,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_clbayes_cpp_has_nonfinite", (DL_FUNC) &_clbayes_cpp_has_nonfinite, 1},
     {"_clbayes_cpp_is_symmetric", (DL_FUNC) &_clbayes_cpp_is_symmetric, 2},
     {"_clbayes_cpp_has_zero_diagonal", (DL_FUNC) &_clbayes_cpp_has_zero_diagonal, 1},
+    {"_clbayes_cpp_compile_kernel", (DL_FUNC) &_clbayes_cpp_compile_kernel, 2},
     {NULL, NULL, 0}
 };
 

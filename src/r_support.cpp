@@ -89,3 +89,23 @@ bool cpp_is_symmetric(SEXP a, double tol) {
 bool cpp_has_zero_diagonal(SEXP a) {
   CLBAYES_DEVICE_ONLY(cl_ops::has_zero_diagonal(glue::as_matrix_cl(a, "x")));
 }
+
+// Compile `source` and create kernel `name` on the selected device: lets
+// the tests (and users diagnosing a device's compiler) see a build failure
+// surface as an R error carrying the build log.
+// [[Rcpp::export(.cpp_compile_kernel)]]
+bool cpp_compile_kernel(std::string name, std::string source) {
+#ifdef CLBAYES_OPENCL
+  cl::Program program = cl_ops::context::instance().build_program(name, source);
+  try {
+    cl::Kernel k(program, name.c_str());
+  } catch (const cl::Error& e) {
+    throw clbayes::opencl_error("creating kernel '" + name + "'", e.err());
+  }
+  return true;
+#else
+  (void)name;
+  (void)source;
+  glue::stop_no_opencl();
+#endif
+}

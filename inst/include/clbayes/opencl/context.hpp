@@ -15,6 +15,7 @@
 #include "../error.hpp"
 #include "device_info.hpp"
 
+#include <cstdint>
 #include <cstdlib>
 #include <map>
 #include <string>
@@ -137,31 +138,51 @@ class context {
   }
   unsigned generation() const { return generation_; }
 
-  /** Kernel `name` from `source` built with `options`, compiled once. */
-  cl::Kernel kernel(const std::string& name, const std::string& source,
+  /** Kernel `name` from `source` built with `options`, compiled once per
+   *  device and cached: the key is the source's address (kernel sources are
+   *  string literals with static storage), the name and the options. */
+  cl::Kernel kernel(const std::string& name, const char* source,
                     const std::string& options) {
     require_device();
-    const std::string key = name + '\n' + options;
+    const std::string key = std::to_string(reinterpret_cast<std::uintptr_t>(source)) +
+                            '\n' + name + '\n' + options;
     auto it = programs_.find(key);
     if (it == programs_.end()) {
-      cl::Program program(context_, source);
+      cl::Program program = build_program(name, source, options);
+      cl::Kernel kernel;
       try {
-        program.build(std::vector<cl::Device>{device_}, options.c_str());
+        kernel = cl::Kernel(program, name.c_str());
       } catch (const cl::Error& e) {
-        std::string log;
-        try {
-          log = program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(device_);
-        } catch (const cl::Error&) {
-          log = "(no build log)";
-        }
-        throw opencl_error("building kernel '" + name + "' with options '" +
-                               options + "'",
-                           e.err(), "build log:\n" + log);
+        throw opencl_error("creating kernel '" + name + "'", e.err());
       }
-      it = programs_.emplace(key, cached{program, cl::Kernel(program, name.c_str())})
-               .first;
+      it = programs_.emplace(key, cached{program, kernel}).first;
     }
     return it->second.kernel;
+  }
+
+  /** Compile `source` (double precision enabled) for the selected device.
+   *  A failed build throws an opencl_error that carries the build log;
+   *  `name` says which kernel the program was built for. */
+  cl::Program build_program(const std::string& name, const std::string& source,
+                            const std::string& options = "") {
+    require_device();
+    cl::Program program;
+    try {
+      program = cl::Program(
+          context_, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" + source);
+      program.build(std::vector<cl::Device>{device_}, options.c_str());
+    } catch (const cl::Error& e) {
+      std::string log;
+      try {
+        log = program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(device_);
+      } catch (const cl::Error&) {
+        log = "(no build log)";
+      }
+      throw opencl_error("building kernel '" + name + "' with options '" +
+                             options + "'",
+                         e.err(), "build log:\n" + log);
+    }
+    return program;
   }
 
   /** Throws clbayes::no_device unless a device is selected. */

@@ -100,11 +100,6 @@ inline std::string build_options(const std::map<std::string, int>& options) {
   return out;
 }
 
-// Every kernel source starts with this: double precision on.
-inline const char* kernel_preamble() {
-  return "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
-}
-
 }  // namespace internal
 
 template <typename... Args>
@@ -124,8 +119,7 @@ class kernel_cl {
     context& ctx = context::instance();
     int dummy[] = {0, (internal::check_arg_device<Args>(args), 0)...};
     (void)dummy;
-    cl::Kernel k = ctx.kernel(name_, std::string(internal::kernel_preamble()) + source_,
-                              internal::build_options(options_));
+    cl::Kernel k = ctx.kernel(name_, source_, internal::build_options(options_));
     std::vector<cl::Event> waits;
     cl_uint index = 0;
     try {
