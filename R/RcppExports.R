@@ -61,6 +61,22 @@
     .Call(`_clbayes_cpp_transpose`, a)
 }
 
+.cpp_slice_new <- function(init, width, method, stepout, n_proposals, warmup, n_iter, max_steps, seed) {
+    .Call(`_clbayes_cpp_slice_new`, init, width, method, stepout, n_proposals, warmup, n_iter, max_steps, seed)
+}
+
+.cpp_slice_start <- function(ptr, target) {
+    invisible(.Call(`_clbayes_cpp_slice_start`, ptr, target))
+}
+
+.cpp_slice_run <- function(ptr, target, iterations) {
+    .Call(`_clbayes_cpp_slice_run`, ptr, target, iterations)
+}
+
+.cpp_slice_result <- function(ptr) {
+    .Call(`_clbayes_cpp_slice_result`, ptr)
+}
+
 .cpp_zeros <- function(rows, cols) {
     .Call(`_clbayes_cpp_zeros`, rows, cols)
 }

@@ -175,6 +175,60 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_slice_new
+SEXP cpp_slice_new(Rcpp::NumericMatrix init, Rcpp::NumericVector width, std::string method, std::string stepout, int n_proposals, int warmup, int n_iter, int max_steps, double seed);
+RcppExport SEXP _clbayes_cpp_slice_new(SEXP initSEXP, SEXP widthSEXP, SEXP methodSEXP, SEXP stepoutSEXP, SEXP n_proposalsSEXP, SEXP warmupSEXP, SEXP n_iterSEXP, SEXP max_stepsSEXP, SEXP seedSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type init(initSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type width(widthSEXP);
+    Rcpp::traits::input_parameter< std::string >::type method(methodSEXP);
+    Rcpp::traits::input_parameter< std::string >::type stepout(stepoutSEXP);
+    Rcpp::traits::input_parameter< int >::type n_proposals(n_proposalsSEXP);
+    Rcpp::traits::input_parameter< int >::type warmup(warmupSEXP);
+    Rcpp::traits::input_parameter< int >::type n_iter(n_iterSEXP);
+    Rcpp::traits::input_parameter< int >::type max_steps(max_stepsSEXP);
+    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_slice_new(init, width, method, stepout, n_proposals, warmup, n_iter, max_steps, seed));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_slice_start
+void cpp_slice_start(SEXP ptr, SEXP target);
+RcppExport SEXP _clbayes_cpp_slice_start(SEXP ptrSEXP, SEXP targetSEXP) {
+BEGIN_RCPP
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type ptr(ptrSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type target(targetSEXP);
+    cpp_slice_start(ptr, target);
+    return R_NilValue;
+END_RCPP
+}
+// cpp_slice_run
+int cpp_slice_run(SEXP ptr, SEXP target, int iterations);
+RcppExport SEXP _clbayes_cpp_slice_run(SEXP ptrSEXP, SEXP targetSEXP, SEXP iterationsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type ptr(ptrSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type target(targetSEXP);
+    Rcpp::traits::input_parameter< int >::type iterations(iterationsSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_slice_run(ptr, target, iterations));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_slice_result
+Rcpp::List cpp_slice_result(SEXP ptr);
+RcppExport SEXP _clbayes_cpp_slice_result(SEXP ptrSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type ptr(ptrSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_slice_result(ptr));
+    return rcpp_result_gen;
+END_RCPP
+}
 // cpp_zeros
 SEXP cpp_zeros(int rows, int cols);
 RcppExport SEXP _clbayes_cpp_zeros(SEXP rowsSEXP, SEXP colsSEXP) {
@@ -329,6 +383,10 @@ static const R_CallMethodDef CallEntries[] = {
     {"_clbayes_cpp_scalar_multiply", (DL_FUNC) &_clbayes_cpp_scalar_multiply, 2},
     {"_clbayes_cpp_multiply", (DL_FUNC) &_clbayes_cpp_multiply, 2},
     {"_clbayes_cpp_transpose", (DL_FUNC) &_clbayes_cpp_transpose, 1},
+    {"_clbayes_cpp_slice_new", (DL_FUNC) &_clbayes_cpp_slice_new, 9},
+    {"_clbayes_cpp_slice_start", (DL_FUNC) &_clbayes_cpp_slice_start, 2},
+    {"_clbayes_cpp_slice_run", (DL_FUNC) &_clbayes_cpp_slice_run, 3},
+    {"_clbayes_cpp_slice_result", (DL_FUNC) &_clbayes_cpp_slice_result, 1},
     {"_clbayes_cpp_zeros", (DL_FUNC) &_clbayes_cpp_zeros, 2},
     {"_clbayes_cpp_zero_triangle", (DL_FUNC) &_clbayes_cpp_zero_triangle, 2},
     {"_clbayes_cpp_identity", (DL_FUNC) &_clbayes_cpp_identity, 2},

@@ -1,0 +1,106 @@
+# Convergence diagnostics of Vehtari, Gelman, Simpson, Carpenter and Buerkner
+# (2021), "Rank-normalization, folding, and localization: an improved R-hat
+# for assessing convergence of MCMC": split chains, rank-normalised R-hat
+# (the larger of the bulk and the folded tail versions), bulk ESS on
+# rank-normalised split chains and tail ESS from the 5% and 95% quantile
+# indicators, the autocorrelations summed with Geyer's initial monotone
+# sequence. Each takes an iteration x chain matrix of one variable.
+
+# Each chain cut into its two halves (the middle draw of an odd count is
+# dropped).
+.split_chains <- function(x) {
+  n <- nrow(x)
+  if (n < 2L) return(x)
+  h <- n %/% 2L
+  cbind(x[seq_len(h), , drop = FALSE], x[(n - h + 1L):n, , drop = FALSE])
+}
+
+# Normal scores of the pooled ranks (Blom's offset 3/8), same shape.
+.z_scale <- function(x) {
+  r <- rank(x, ties.method = "average")
+  array(stats::qnorm((r - 3 / 8) / (length(x) + 1 / 4)), dim(x))
+}
+
+.not_diagnosable <- function(x) {
+  any(!is.finite(x)) || diff(range(x)) <= .Machine$double.eps * max(1, abs(x))
+}
+
+# Potential scale reduction of chains given as columns.
+.rhat_columns <- function(x) {
+  n <- nrow(x)
+  b_over_n <- stats::var(colMeans(x))
+  w <- mean(apply(x, 2L, stats::var))
+  sqrt(((n - 1) / n * w + b_over_n) / w)
+}
+
+.rhat <- function(x) {
+  if (.not_diagnosable(x) || nrow(x) < 4L) return(NA_real_)
+  bulk <- .rhat_columns(.z_scale(.split_chains(x)))
+  tail <- .rhat_columns(.z_scale(.split_chains(abs(x - stats::median(x)))))
+  max(bulk, tail)
+}
+
+# Autocovariances at lags 0..n-1 (divisor n), by FFT with zero padding.
+.autocov <- function(v) {
+  n <- length(v)
+  m <- 2L * stats::nextn(n)
+  z <- c(v - mean(v), numeric(m - n))
+  Re(stats::fft(Mod(stats::fft(z))^2, inverse = TRUE))[seq_len(n)] / (m * n)
+}
+
+# ESS of chains given as columns (no splitting here).
+.ess_columns <- function(x) {
+  n <- nrow(x)
+  m <- ncol(x)
+  if (n < 4L) return(NA_real_)
+  acov <- vapply(seq_len(m), function(j) .autocov(x[, j]), numeric(n))
+  acov <- matrix(acov, n, m)
+  mean_var <- mean(acov[1L, ]) * n / (n - 1)
+  var_plus <- mean_var * (n - 1) / n
+  if (m > 1L) var_plus <- var_plus + stats::var(colMeans(x))
+  if (!(var_plus > 0)) return(NA_real_)
+  rho <- numeric(n)
+  rho_at <- function(lag) 1 - (mean_var - mean(acov[lag + 1L, ])) / var_plus
+  # Sum pairs of autocorrelations while the pair sum stays positive.
+  rho[1L] <- 1
+  rho[2L] <- rho_at(1L)
+  t <- 0L
+  even <- 1
+  odd <- rho[2L]
+  while (t < n - 5L && is.finite(even + odd) && even + odd > 0) {
+    t <- t + 2L
+    even <- rho_at(t)
+    odd <- rho_at(t + 1L)
+    if (even + odd >= 0) {
+      rho[t + 1L] <- even
+      rho[t + 2L] <- odd
+    }
+  }
+  max_t <- t
+  if (even > 0) rho[max_t + 1L] <- even
+  # Geyer's initial monotone sequence: pair sums may not increase.
+  t <- 0L
+  while (t <= max_t - 4L) {
+    t <- t + 2L
+    if (rho[t + 1L] + rho[t + 2L] > rho[t - 1L] + rho[t]) {
+      rho[t + 1L] <- (rho[t - 1L] + rho[t]) / 2
+      rho[t + 2L] <- rho[t + 1L]
+    }
+  }
+  total <- n * m
+  tau <- -1 + 2 * sum(rho[seq_len(max_t)]) + rho[max_t + 1L]
+  total / max(tau, 1 / log10(total))
+}
+
+.ess_bulk <- function(x) {
+  if (.not_diagnosable(x)) return(NA_real_)
+  .ess_columns(.z_scale(.split_chains(x)))
+}
+
+.ess_tail <- function(x) {
+  if (.not_diagnosable(x)) return(NA_real_)
+  q <- stats::quantile(x, c(0.05, 0.95), names = FALSE)
+  lo <- .ess_columns(.split_chains((x <= q[1L]) + 0))
+  hi <- .ess_columns(.split_chains((x <= q[2L]) + 0))
+  min(lo, hi)
+}

@@ -1,0 +1,136 @@
+#' Working with a clbayes_fit
+#'
+#' [slice_sample_mv()] returns a `clbayes_fit`. `summary()` gives per
+#' variable the mean, sd, 5%, 50% and 95% quantiles, the bulk and tail
+#' effective sample sizes and the rank-normalised split R-hat of Vehtari et
+#' al. (2021), and ES/sec (bulk ESS per second of the whole run, warmup
+#' included). `print()` shows it with the run's density evaluations and time;
+#' `plot()` draws a trace and a density per variable; `as.array()` gives the
+#' draws as an iteration x chain x variable array, `as.data.frame()` one row
+#' per draw. With coda or posterior installed, `coda::as.mcmc.list()` and
+#' `posterior::as_draws_array()` convert the kept draws.
+#'
+#' @param object,x A `clbayes_fit`.
+#' @param variables Names (or indices) of the variables to plot; all by
+#'   default.
+#' @param ... Unused.
+#' @return `summary()`: a data frame of class `clbayes_fit_summary`, one row
+#'   per variable. `as.array()`: the draws array. `as.data.frame()`: columns
+#'   `.chain`, `.iteration` and one per variable. `as.mcmc.list()`: a coda
+#'   `mcmc.list`. `as_draws_array()`: a posterior `draws_array`. `plot()` and
+#'   `print()` return their argument invisibly.
+#' @name clbayes_fit
+#' @examples
+#' ld <- function(x) -0.5 * rowSums(x^2)
+#' fit <- slice_sample_mv(ld, init = c(0, 0), n_iter = 100, width = 2,
+#'                        chains = 2, seed = 3)
+#' summary(fit)
+#' dim(as.array(fit))
+#' head(as.data.frame(fit))
+NULL
+
+#' @rdname clbayes_fit
+#' @export
+summary.clbayes_fit <- function(object, ...) {
+  d <- object$draws
+  vars <- dimnames(d)[[3L]]
+  per <- lapply(seq_along(vars), function(j) {
+    x <- matrix(d[, , j], dim(d)[1L], dim(d)[2L])
+    q <- stats::quantile(x, c(0.05, 0.5, 0.95), names = FALSE)
+    ess_bulk <- .ess_bulk(x)
+    data.frame(variable = vars[j], mean = mean(x), sd = stats::sd(c(x)),
+               q5 = q[1L], q50 = q[2L], q95 = q[3L],
+               ess_bulk = ess_bulk, ess_tail = .ess_tail(x), rhat = .rhat(x),
+               es_per_sec = ess_bulk / object$time[["total"]],
+               stringsAsFactors = FALSE)
+  })
+  out <- do.call(rbind, per)
+  rownames(out) <- NULL
+  attr(out, "n_evals") <- object$n_evals
+  attr(out, "time") <- object$time[["total"]]
+  class(out) <- c("clbayes_fit_summary", "data.frame")
+  out
+}
+
+#' @export
+print.clbayes_fit_summary <- function(x, digits = 3, ...) {
+  y <- as.data.frame(unclass(x)[names(x)], stringsAsFactors = FALSE)
+  num <- vapply(y, is.numeric, logical(1))
+  y[num] <- lapply(y[num], signif, digits = digits)
+  print(y, row.names = FALSE)
+  invisible(x)
+}
+
+#' @rdname clbayes_fit
+#' @export
+print.clbayes_fit <- function(x, ...) {
+  d <- dim(x$draws)
+  cat(sprintf("clbayes_fit: %s slice sampler (stepout = \"%s\"), %d chains x %d draws after %d warmup, %d variables\n",
+              x$method, x$stepout, d[2L], d[1L], x$warmup, d[3L]))
+  cat(sprintf("%.0f densities in %.0f batches, %.3g s%s\n", x$n_evals,
+              x$n_calls, x$time[["total"]],
+              if (x$n_nan > 0) sprintf(", %.0f NaN read as -Inf", x$n_nan) else ""))
+  print(summary(x))
+  invisible(x)
+}
+
+#' @rdname clbayes_fit
+#' @export
+plot.clbayes_fit <- function(x, variables = NULL, ...) {
+  d <- x$draws
+  vars <- dimnames(d)[[3L]]
+  if (is.null(variables)) variables <- vars
+  idx <- if (is.numeric(variables)) variables else match(variables, vars)
+  if (anyNA(idx) || any(idx < 1 | idx > length(vars))) {
+    stop("`variables` must name variables of the fit", call. = FALSE)
+  }
+  old <- graphics::par(mfrow = c(length(idx), 2L), mar = c(4, 4, 2, 1))
+  on.exit(graphics::par(old))
+  for (j in idx) {
+    graphics::matplot(d[, , j], type = "l", lty = 1, xlab = "iteration",
+                      ylab = vars[j], main = paste("trace of", vars[j]))
+    graphics::plot(stats::density(c(d[, , j])), main = paste("density of", vars[j]),
+                   xlab = vars[j])
+  }
+  invisible(x)
+}
+
+#' @rdname clbayes_fit
+#' @export
+as.array.clbayes_fit <- function(x, ...) x$draws
+
+#' @rdname clbayes_fit
+#' @export
+as.data.frame.clbayes_fit <- function(x, ...) {
+  d <- x$draws
+  n <- dim(d)[1L]
+  m <- dim(d)[2L]
+  out <- data.frame(.chain = rep(seq_len(m), each = n),
+                    .iteration = rep(seq_len(n), times = m))
+  vars <- dimnames(d)[[3L]]
+  for (j in seq_along(vars)) out[[vars[j]]] <- c(d[, , j])
+  out
+}
+
+#' @rdname clbayes_fit
+#' @exportS3Method coda::as.mcmc.list
+as.mcmc.list.clbayes_fit <- function(x, ...) {
+  d <- x$draws
+  coda::mcmc.list(lapply(seq_len(dim(d)[2L]), function(c) {
+    coda::mcmc(matrix(d[, c, ], dim(d)[1L], dim(d)[3L],
+                      dimnames = list(NULL, dimnames(d)[[3L]])),
+               start = x$warmup + 1L)
+  }))
+}
+
+#' @rdname clbayes_fit
+#' @exportS3Method posterior::as_draws_array
+as_draws_array.clbayes_fit <- function(x, ...) {
+  posterior::as_draws_array(unname_dims(x$draws))
+}
+
+# posterior wants the variable names and no names on the dimnames list.
+unname_dims <- function(d) {
+  dimnames(d) <- list(NULL, NULL, dimnames(d)[[3L]])
+  d
+}

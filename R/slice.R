@@ -1,0 +1,239 @@
+#' Parallel multivariate slice sampling
+#'
+#' Draws from a density known up to a constant with the multivariate slice
+#' sampler of Tibbits, Haran and Liechty ("Parallel multivariate slice
+#' sampling"), made exact, or with the univariate slice sampler as a
+#' baseline. Every density that one step of the algorithm needs (the 2^k
+#' vertices of every chain's hyperrectangle, or a batch of `n_proposals`
+#' proposals of every chain) is requested in one call of `log_density`, so
+#' a vectorised or device-side density computes them together.
+#'
+#' @section Methods:
+#' * `"hyperrect"`: Neal's (2003, section 5.1) hyperrectangle. A box of
+#'   widths `width`, placed uniformly at random around the current point, is
+#'   sampled by batches of `n_proposals` uniform proposals evaluated in one
+#'   call (the paper's Algorithm 3); the first proposal in draw order that
+#'   lies in the slice is taken; when a whole batch is rejected the box
+#'   shrinks towards the current point by every rejected proposal. This
+#'   leaves the target invariant.
+#' * `"univariate"`: the paper's Algorithm 1, Neal's stepping out (at most
+#'   `max_steps` steps) and shrinkage, one coordinate after the other.
+#'
+#' @section Step-out and widths:
+#' The paper's Algorithm 2 grows the box while one of its 2^k vertices lies
+#' in the slice. Its final box depends on where the chain started, so the
+#' update is not reversible and does not leave the target invariant. It is
+#' therefore used where it is harmless:
+#' * `stepout = "warmup"` (default): during warmup every update steps out
+#'   from a box (for `"univariate"`, an interval) of a quarter of the current
+#'   widths, at most `max_steps` rounds, and at the end of each adaptation
+#'   window (`min(50, warmup %/% 5)` iterations, at least 1) the widths become
+#'   the mean extent of the stepped-out boxes over the window and the chains,
+#'   about 4/3 of the extent of the slice along each axis. Widths are then
+#'   fixed for the kept draws. For `"hyperrect"` in more than 12 dimensions
+#'   (4096 vertices) the widths are not adapted.
+#' * `stepout = "never"`: the widths given are used throughout.
+#' * `stepout = "always"` (`"hyperrect"` only): the paper's literal sampler,
+#'   vertex step-out from `width` at every iteration, then batched proposals
+#'   with shrinkage. Its draws are only approximately from the target (a
+#'   warning says so); it is there for comparison. For `"univariate"`,
+#'   stepping out is always valid and `"always"` means the same as
+#'   `"warmup"`.
+#'
+#' @section Guards:
+#' A log density that is `NaN` is read as `-Inf` (outside the support) and
+#' counted, with a warning at the end. Every initial point must have a
+#' finite log density. An error inside `log_density` stops the run with its
+#' message; so does Ctrl-C.
+#'
+#' @param log_density An R function of a numeric matrix (one point per row)
+#'   returning one log density per row (up to a constant, `-Inf` outside the
+#'   support), or a model object such as [lm_model()].
+#' @param init Initial point: a numeric vector (all chains start there) or a
+#'   matrix with one row per chain. Its names or column names name the
+#'   variables.
+#' @param n_iter Draws kept per chain, after `warmup` further iterations.
+#' @param width Initial widths of the box (or interval) per dimension: a
+#'   positive number or one per dimension.
+#' @param method `"hyperrect"` or `"univariate"` (see Methods).
+#' @param n_proposals Proposals per chain evaluated together in each batch
+#'   (`"hyperrect"`).
+#' @param chains Number of chains, advanced together.
+#' @param warmup Iterations per chain before the kept ones; their draws are
+#'   kept apart in the fit.
+#' @param seed `NULL` (a seed is drawn from R's random numbers) or a whole
+#'   number in \[0, 2^53). With a seed the run is reproducible and R's random
+#'   number state is left untouched.
+#' @param stepout `"warmup"`, `"never"` or `"always"` (see Step-out and
+#'   widths).
+#' @param max_steps The most step-out rounds of one update.
+#' @param backend `"auto"`, `"opencl"` or `"cpu"` (see [backends]): where a
+#'   model object is evaluated. An R function is always evaluated by R. The
+#'   built-in [lm_model()] has only a CPU path; `"auto"` uses the device from
+#'   `getOption("clbayes.threshold.slice_sample_mv", Inf)` observations.
+#' @param ... Further arguments passed to `log_density` when it is a function.
+#' @return A `clbayes_fit`: a list with `draws` (iteration x chain x
+#'   variable), `warmup_draws`, `n_evals` (densities evaluated, warmup
+#'   included), `n_evals_warmup`, `n_calls` (batches), `n_nan`, `n_stuck`
+#'   (updates that hit the shrinkage limit and kept their point), `time`
+#'   (elapsed seconds: `total`, `warmup`), `widths` (the final widths) and
+#'   the settings. See [summary.clbayes_fit()].
+#' @examples
+#' # a bivariate normal with correlation -0.9, vectorised over rows
+#' prec <- solve(matrix(c(1, -0.9, -0.9, 1), 2))
+#' ld <- function(x) -0.5 * rowSums((x %*% prec) * x)
+#' fit <- slice_sample_mv(ld, init = c(a = 0, b = 0), n_iter = 200,
+#'                        width = 1, chains = 2, seed = 1)
+#' fit
+#' @export
+slice_sample_mv <- function(log_density, init, n_iter, width,
+                            method = c("hyperrect", "univariate"),
+                            n_proposals = 32, chains = 4,
+                            warmup = n_iter %/% 2, seed = NULL,
+                            stepout = c("warmup", "never", "always"),
+                            max_steps = 100,
+                            backend = getOption("clbayes.backend", "auto"),
+                            ...) {
+  method <- .slice_choice(method, c("hyperrect", "univariate"), "method")
+  stepout <- .slice_choice(stepout, c("warmup", "never", "always"), "stepout")
+  n_iter <- .slice_count(n_iter, "n_iter", 1)
+  chains <- .slice_count(chains, "chains", 1)
+  warmup <- .slice_count(warmup, "warmup", 0)
+  n_proposals <- .slice_count(n_proposals, "n_proposals", 1)
+  max_steps <- .slice_count(max_steps, "max_steps", 1)
+  init <- .slice_init(init, chains)
+  k <- ncol(init)
+  if (!is.numeric(width) || !length(width) %in% c(1L, k) ||
+      anyNA(width) || any(!is.finite(width) | width <= 0)) {
+    stop(sprintf("`width` must be a positive number or %d positive numbers", k),
+         call. = FALSE)
+  }
+  width <- rep_len(as.double(width), k)
+  if (is.null(seed)) {
+    seed <- floor(stats::runif(1) * 2^31)
+  } else if (!is.numeric(seed) || length(seed) != 1L || !is.finite(seed) ||
+             seed < 0 || seed >= 2^53 || seed != floor(seed)) {
+    stop("`seed` must be NULL or a whole number in [0, 2^53)", call. = FALSE)
+  }
+
+  if (is.function(log_density)) {
+    target <- function(points) .slice_check_density(log_density(points, ...), points)
+    names_from_model <- NULL
+    size <- 0
+  } else if (inherits(log_density, "clbayes_model")) {
+    target <- log_density
+    if (length(log_density$names) != k) {
+      stop(sprintf("`init` must have %d columns, one per parameter of the model",
+                   length(log_density$names)), call. = FALSE)
+    }
+    names_from_model <- log_density$names
+    size <- log_density$size
+  } else {
+    stop("`log_density` must be a function or a clbayes model (e.g. lm_model())",
+         call. = FALSE)
+  }
+  backend <- resolve_backend(backend, size,
+                             getOption("clbayes.threshold.slice_sample_mv", Inf))
+  if (backend == "opencl" && !is.function(log_density)) {
+    stop("`backend` is \"opencl\" but this model has no device path yet; ",
+         "use backend = \"cpu\"", call. = FALSE)
+  }
+  vars <- names_from_model %||% colnames(init) %||% paste0("x[", seq_len(k), "]")
+  if (stepout == "always" && method == "hyperrect") {
+    warning("stepout = \"always\" is the paper's literal sampler: its vertex ",
+            "step-out is not reversible, so the draws are only approximately ",
+            "from the target", call. = FALSE)
+  }
+
+  ptr <- .cpp_slice_new(init, width, method, stepout, n_proposals, warmup,
+                        n_iter, max_steps, seed)
+  t0 <- proc.time()[["elapsed"]]
+  .cpp_slice_start(ptr, target)
+  total <- warmup + n_iter
+  chunk <- max(1L, as.integer(ceiling(total / 100)))
+  show <- interactive() && requireNamespace("cli", quietly = TRUE)
+  if (show) {
+    bar <- cli::cli_progress_bar("Slice sampling", total = total, clear = TRUE)
+  }
+  done <- 0L
+  t_warmup <- if (warmup == 0L) 0 else NA_real_
+  while (done < total) {
+    step <- if (done < warmup) min(chunk, warmup - done) else chunk
+    done <- done + .cpp_slice_run(ptr, target, step)
+    if (done == warmup) t_warmup <- proc.time()[["elapsed"]] - t0
+    if (show) cli::cli_progress_update(id = bar, set = done)
+  }
+  elapsed <- proc.time()[["elapsed"]] - t0
+  res <- .cpp_slice_result(ptr)
+  if (res$n_nan > 0) {
+    warning(sprintf(paste0("`log_density` returned NaN at %.0f points; they ",
+                           "were read as -Inf (outside the support)"),
+                    res$n_nan), call. = FALSE)
+  }
+  dn <- list(iteration = NULL, chain = NULL, variable = vars)
+  structure(list(
+    draws = array(res$draws, dim(res$draws), dimnames = dn),
+    warmup_draws = array(res$warmup_draws, dim(res$warmup_draws), dimnames = dn),
+    n_evals = res$n_evals, n_evals_warmup = res$n_evals_warmup,
+    n_calls = res$n_calls, n_nan = res$n_nan, n_stuck = res$n_stuck,
+    time = c(total = elapsed, warmup = t_warmup),
+    widths = stats::setNames(res$widths, vars),
+    method = method, stepout = stepout, n_proposals = n_proposals,
+    chains = chains, n_iter = n_iter, warmup = warmup, seed = seed,
+    backend = backend
+  ), class = "clbayes_fit")
+}
+
+`%||%` <- function(a, b) if (is.null(a)) b else a
+
+# A whole number >= lower, as an integer, or an error naming `arg`.
+.slice_count <- function(x, arg, lower) {
+  if (!is.numeric(x) || length(x) != 1L || !is.finite(x) || x != floor(x) ||
+      x < lower || x > .Machine$integer.max) {
+    stop(sprintf("`%s` must be a whole number of at least %d", arg, lower),
+         call. = FALSE)
+  }
+  as.integer(x)
+}
+
+# init as a chains x k matrix with column names when it had names.
+.slice_init <- function(init, chains) {
+  if (!is.numeric(init) || length(init) == 0L) {
+    stop("`init` must be a numeric vector or a matrix with one row per chain",
+         call. = FALSE)
+  }
+  if (is.matrix(init)) {
+    if (nrow(init) != chains) {
+      stop(sprintf("`init` must have one row per chain (%d), not %d rows",
+                   chains, nrow(init)), call. = FALSE)
+    }
+    out <- init
+  } else {
+    out <- matrix(init, chains, length(init), byrow = TRUE,
+                  dimnames = list(NULL, names(init)))
+  }
+  storage.mode(out) <- "double"
+  if (any(!is.finite(out))) stop("`init` must be finite", call. = FALSE)
+  out
+}
+
+# One of `choices` (the first when `x` is the whole default vector).
+.slice_choice <- function(x, choices, arg) {
+  if (identical(x, choices)) return(choices[1L])
+  if (!is.character(x) || length(x) != 1L || !x %in% choices) {
+    stop(sprintf("`%s` must be one of %s", arg,
+                 paste0("\"", choices, "\"", collapse = ", ")), call. = FALSE)
+  }
+  x
+}
+
+# What the user's function returned, checked.
+.slice_check_density <- function(val, points) {
+  if (!is.numeric(val) || length(val) != nrow(points)) {
+    stop(sprintf(paste0("`log_density` must return a numeric vector with one ",
+                        "value per row of its argument (%d), not %s of ",
+                        "length %d"), nrow(points), class(val)[1L],
+                 length(val)), call. = FALSE)
+  }
+  as.double(val)
+}

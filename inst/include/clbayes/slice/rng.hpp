@@ -1,0 +1,77 @@
+#ifndef CLBAYES_SLICE_RNG_HPP
+#define CLBAYES_SLICE_RNG_HPP
+
+// The sampler's own random numbers, so that a run is reproducible from one
+// seed on any machine, with or without R: xoshiro256** (Blackman and Vigna,
+// 2018), seeded through splitmix64, one stream per chain. Stream c starts c
+// jumps of 2^128 draws after stream 0, so streams never overlap.
+
+#include <cmath>
+#include <cstdint>
+
+namespace clbayes {
+namespace slice {
+
+class rng {
+ public:
+  /** Stream `stream` (0, 1, ...) of the generator seeded with `seed`. */
+  rng(std::uint64_t seed, int stream) {
+    std::uint64_t z = seed;
+    for (std::uint64_t& word : s_) word = splitmix64(z);
+    for (int k = 0; k < stream; ++k) jump();
+  }
+
+  std::uint64_t next() {
+    const std::uint64_t result = rotl(s_[1] * 5, 7) * 9;
+    const std::uint64_t t = s_[1] << 17;
+    s_[2] ^= s_[0];
+    s_[3] ^= s_[1];
+    s_[1] ^= s_[2];
+    s_[0] ^= s_[3];
+    s_[2] ^= t;
+    s_[3] = rotl(s_[3], 45);
+    return result;
+  }
+
+  /** Uniform on the open interval (0, 1): 53 random bits, centred. */
+  double uniform() {
+    return (static_cast<double>(next() >> 11) + 0.5) * 0x1.0p-53;
+  }
+
+  /** Standard exponential; log(height) = log f(x) - exponential(). */
+  double exponential() { return -std::log(uniform()); }
+
+ private:
+  std::uint64_t s_[4];
+
+  static std::uint64_t rotl(std::uint64_t x, int k) {
+    return (x << k) | (x >> (64 - k));
+  }
+
+  static std::uint64_t splitmix64(std::uint64_t& z) {
+    std::uint64_t r = (z += 0x9e3779b97f4a7c15ULL);
+    r = (r ^ (r >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    r = (r ^ (r >> 27)) * 0x94d049bb133111ebULL;
+    return r ^ (r >> 31);
+  }
+
+  // Advance by 2^128 draws (the reference jump polynomial).
+  void jump() {
+    static const std::uint64_t poly[4] = {
+        0x180ec6d33cfd0abaULL, 0xd5a61266f0c9392cULL, 0xa9582618e03fc9aaULL,
+        0x39abdc4529b1661cULL};
+    std::uint64_t t[4] = {0, 0, 0, 0};
+    for (std::uint64_t p : poly)
+      for (int b = 0; b < 64; ++b) {
+        if (p & (std::uint64_t{1} << b))
+          for (int w = 0; w < 4; ++w) t[w] ^= s_[w];
+        next();
+      }
+    for (int w = 0; w < 4; ++w) s_[w] = t[w];
+  }
+};
+
+}  // namespace slice
+}  // namespace clbayes
+
+#endif

@@ -1,0 +1,199 @@
+#ifndef CLBAYES_SLICE_SAMPLER_HPP
+#define CLBAYES_SLICE_SAMPLER_HPP
+
+// The parallel multivariate slice sampler (parallel-slice.txt) as a
+// resumable object: construct it, start() it at the initial points, then
+// run() it in pieces (so a caller can report progress) until done(). All
+// chains advance together, so every batch of densities of one step of the
+// algorithm is requested across all chains in one evaluator call.
+//
+// Widths in warmup (stepout = warmup): each update first steps out from a
+// box (or interval) of a quarter of the current widths, and at the end of
+// every adaptation window the widths become the mean extent U - L of the
+// stepped-out boxes over the window and the chains: about 4/3 of the
+// slice's extent along each axis, from widths too small or too large alike.
+// Widths are fixed after warmup, so the kept draws come from a valid sampler.
+
+#include <clbayes/error.hpp>
+#include <clbayes/interrupt.hpp>
+#include <clbayes/slice/chains.hpp>
+#include <clbayes/slice/evaluator.hpp>
+#include <clbayes/slice/hyperrect.hpp>
+#include <clbayes/slice/univariate.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace clbayes {
+namespace slice {
+
+enum class method { hyperrect, univariate };
+enum class stepout { never, warmup, always };
+
+/** Vertex step-out evaluates 2^k points per chain; above this dimension
+ *  "warmup" keeps the widths fixed and "always" is refused. */
+constexpr int max_vertex_dim = 12;
+/** Step-out in warmup starts from this fraction of the widths. */
+constexpr double adapt_start_fraction = 0.25;
+
+struct options {
+  slice::method method = slice::method::hyperrect;
+  slice::stepout stepout = slice::stepout::warmup;
+  int n_proposals = 32;
+  int warmup = 0;
+  int n_iter = 1000;
+  int max_steps = 100;
+  std::uint64_t seed = 1;
+};
+
+inline method parse_method(const std::string& s) {
+  if (s == "hyperrect") return method::hyperrect;
+  if (s == "univariate") return method::univariate;
+  throw invalid_argument("method", "must be \"hyperrect\" or \"univariate\"");
+}
+
+inline stepout parse_stepout(const std::string& s) {
+  if (s == "never") return stepout::never;
+  if (s == "warmup") return stepout::warmup;
+  if (s == "always") return stepout::always;
+  throw invalid_argument("stepout", "must be \"warmup\", \"never\" or \"always\"");
+}
+
+class sampler {
+ public:
+  /** @param init chains x dim starting points; @param width dim widths. */
+  sampler(const Eigen::MatrixXd& init, const Eigen::VectorXd& width,
+          const options& opt)
+      : opt_(opt), state_(init, opt.seed), width_(width) {
+    const int k = static_cast<int>(init.cols());
+    if (init.rows() < 1 || k < 1)
+      throw invalid_argument("init", "must have at least one chain and one dimension");
+    if (!init.allFinite()) throw invalid_argument("init", "must be finite");
+    if (width.size() != k)
+      throw invalid_argument("width", "must have one value per dimension of `init`");
+    for (Eigen::Index j = 0; j < width.size(); ++j)
+      if (!(width[j] > 0) || !std::isfinite(width[j]))
+        throw invalid_argument("width", "must be positive and finite");
+    if (opt.n_proposals < 1) throw invalid_argument("n_proposals", "must be at least 1");
+    if (opt.n_iter < 1) throw invalid_argument("n_iter", "must be at least 1");
+    if (opt.warmup < 0) throw invalid_argument("warmup", "must be at least 0");
+    if (opt.max_steps < 1) throw invalid_argument("max_steps", "must be at least 1");
+    if (opt.method == method::hyperrect && opt.stepout == stepout::always &&
+        k > max_vertex_dim)
+      throw invalid_argument("stepout", "= \"always\" needs at most " +
+                                            std::to_string(max_vertex_dim) +
+                                            " dimensions (2^k vertices)");
+    draws_.assign(static_cast<std::size_t>(opt.n_iter) * init.rows() * k, 0.0);
+    warmup_draws_.assign(static_cast<std::size_t>(opt.warmup) * init.rows() * k, 0.0);
+    window_ = std::max(1, std::min(50, opt.warmup / 5));
+    extent_sum_ = Eigen::VectorXd::Zero(k);
+  }
+
+  /** Evaluate the initial points; each must have a finite log density. */
+  void start(batch_evaluator& f) {
+    eval_.bind(f);
+    eval_(state_.x, state_.logf);
+    for (int c = 0; c < state_.n(); ++c)
+      if (!std::isfinite(state_.logf[c]))
+        throw invalid_argument(
+            "init", "must have a finite log density (chain " +
+                        std::to_string(c + 1) + " has " +
+                        (state_.logf[c] > 0 ? "+Inf" : "-Inf or NaN") + ")");
+    started_ = true;
+  }
+
+  /** Run at most `iterations` iterations; returns how many were run. */
+  int run(batch_evaluator& f, int iterations) {
+    if (!started_) throw std::logic_error("slice sampler: start() before run()");
+    eval_.bind(f);
+    int done_now = 0;
+    for (; done_now < iterations && !done(); ++done_now) {
+      check_interrupt();
+      iterate();
+      ++iter_;
+    }
+    return done_now;
+  }
+
+  bool done() const { return iter_ == opt_.warmup + opt_.n_iter; }
+  int iteration() const { return iter_; }
+  int total_iterations() const { return opt_.warmup + opt_.n_iter; }
+  int chains() const { return state_.n(); }
+  int dim() const { return state_.dim(); }
+  const options& opts() const { return opt_; }
+
+  /** Kept draws, iteration x chain x variable, first index fastest. */
+  const std::vector<double>& draws() const { return draws_; }
+  const std::vector<double>& warmup_draws() const { return warmup_draws_; }
+  const Eigen::VectorXd& widths() const { return width_; }
+  const Eigen::MatrixXd& current() const { return state_.x; }
+  double n_evals() const { return eval_.n_evals; }
+  double n_calls() const { return eval_.n_calls; }
+  double n_nan() const { return eval_.n_nan; }
+  double n_evals_warmup() const { return n_evals_warmup_; }
+  double n_stuck() const { return state_.n_stuck; }
+
+ private:
+  options opt_;
+  chain_state state_;
+  Eigen::VectorXd width_;
+  counted_evaluator eval_;
+  bool started_ = false;
+  int iter_ = 0;
+  std::vector<double> draws_, warmup_draws_;
+  int window_ = 1, in_window_ = 0;
+  Eigen::VectorXd extent_sum_;
+  double n_evals_warmup_ = 0;
+
+  bool adapting() const {
+    if (iter_ >= opt_.warmup || opt_.stepout == stepout::never) return false;
+    if (opt_.method == method::univariate) return true;
+    return opt_.stepout == stepout::warmup && state_.dim() <= max_vertex_dim;
+  }
+
+  void iterate() {
+    const bool adapt = adapting();
+    Eigen::MatrixXd extent;
+    Eigen::MatrixXd* ext = adapt ? &extent : nullptr;
+    const Eigen::VectorXd w = adapt ? Eigen::VectorXd(width_ * adapt_start_fraction) : width_;
+    if (opt_.method == method::hyperrect) {
+      const bool vertex = adapt || opt_.stepout == stepout::always;
+      hyperrect_update(state_, eval_, w, vertex, opt_.n_proposals,
+                       opt_.max_steps, ext);
+    } else {
+      univariate_update(state_, eval_, w, opt_.max_steps, ext);
+    }
+    if (adapt) {
+      extent_sum_ += extent.colwise().sum().transpose();
+      ++in_window_;
+      if (in_window_ == window_ || iter_ + 1 == opt_.warmup) {
+        width_ = extent_sum_ / (static_cast<double>(in_window_) * state_.n());
+        extent_sum_.setZero();
+        in_window_ = 0;
+      }
+    }
+    store();
+    if (iter_ + 1 == opt_.warmup) n_evals_warmup_ = eval_.n_evals;
+  }
+
+  void store() {
+    const int n = state_.n(), k = state_.dim();
+    const bool warm = iter_ < opt_.warmup;
+    const int rows = warm ? opt_.warmup : opt_.n_iter;
+    const int i = warm ? iter_ : iter_ - opt_.warmup;
+    std::vector<double>& out = warm ? warmup_draws_ : draws_;
+    for (int j = 0; j < k; ++j)
+      for (int c = 0; c < n; ++c)
+        out[static_cast<std::size_t>(i) +
+            static_cast<std::size_t>(rows) * (c + static_cast<std::size_t>(n) * j)] =
+            state_.x(c, j);
+  }
+};
+
+}  // namespace slice
+}  // namespace clbayes
+
+#endif

@@ -1,0 +1,228 @@
+# The slice samplers against targets with known moments. Monte Carlo
+# standard errors (MCSE) come from the bulk ESS, so tolerances follow the
+# run length; 4 MCSE bounds are used throughout (a chance failure rate of
+# about 1e-4 per check).
+
+bvn_density <- function(rho) {
+  prec <- solve(matrix(c(1, rho, rho, 1), 2))
+  function(x) -0.5 * rowSums((x %*% prec) * x)
+}
+
+# Mean and variance of every variable within 4 MCSE of the truth.
+expect_moments <- function(fit, mean, var) {
+  d <- as.array(fit)
+  for (j in seq_len(dim(d)[3L])) {
+    x <- matrix(d[, , j], dim(d)[1L])
+    ess <- clbayes:::.ess_bulk(x)
+    m_se <- sqrt(var[j] / ess)
+    expect_lt(abs(mean(x) - mean[j]), 4 * m_se)
+    # Var of (x - mu)^2 is 2 var^2 for a normal; the other targets here
+    # have lighter tails, so this bound is conservative for them.
+    v_se <- sqrt(2 * var[j]^2 / ess)
+    expect_lt(abs(mean((x - mean[j])^2) - var[j]), 4 * v_se)
+  }
+}
+
+test_that("hyperrect samples a bivariate normal with correlation -0.99", {
+  fit <- slice_sample_mv(bvn_density(-0.99), init = c(a = 0, b = 0),
+                         n_iter = 3000, width = 1, seed = 11)
+  expect_s3_class(fit, "clbayes_fit")
+  expect_moments(fit, c(0, 0), c(1, 1))
+  d <- as.array(fit)
+  expect_lt(abs(cor(c(d[, , 1]), c(d[, , 2])) + 0.99), 0.005)
+  s <- summary(fit)
+  expect_true(all(s$rhat < 1.05))
+  expect_true(all(fit$widths > 1))  # adapted towards the slice extent
+})
+
+test_that("univariate slice sampling of the same target is valid but slow", {
+  fit <- slice_sample_mv(bvn_density(-0.99), init = c(0, 0), n_iter = 15000,
+                         width = 0.2, method = "univariate", seed = 12)
+  expect_moments(fit, c(0, 0), c(1, 1))
+  hyper <- slice_sample_mv(bvn_density(-0.99), init = c(0, 0), n_iter = 15000,
+                           width = 1, seed = 12)
+  # The multivariate update mixes far better per iteration.
+  expect_gt(min(summary(hyper)$ess_bulk), 5 * max(summary(fit)$ess_bulk))
+})
+
+example1 <- function(n = 100, seed = 5) {
+  set.seed(seed)
+  x <- rnorm(n, mean = 5, sd = sqrt(0.5))
+  X <- cbind(alpha = 1, beta = x)
+  list(X = X, y = drop(X %*% c(1, 2)) + rnorm(n))
+}
+
+test_that("Example 1: the linear regression posterior N((X'X)^-1 X'y, (X'X)^-1)", {
+  e <- example1()
+  m <- lm_model(e$y, e$X)
+  ref <- lm.fit(e$X, e$y)$coefficients         # independent reference
+  ref_cov <- chol2inv(qr.R(qr(e$X)))
+  expect_equal(unname(m$mean), unname(ref), tolerance = 1e-10)
+  expect_lt(cov2cor(ref_cov)[1, 2], -0.98)
+  for (method in c("hyperrect", "univariate")) {
+    n_iter <- if (method == "hyperrect") 2000 else 10000
+    fit <- slice_sample_mv(m, init = ref, n_iter = n_iter, width = 0.2,
+                           method = method, seed = 21, backend = "cpu")
+    expect_equal(dimnames(fit$draws)[[3]], c("alpha", "beta"))
+    d <- as.array(fit)
+    draws <- cbind(c(d[, , 1]), c(d[, , 2]))
+    ess <- summary(fit)$ess_bulk
+    se <- sqrt(diag(ref_cov) / ess)
+    expect_true(all(abs(colMeans(draws) - ref) < 4 * se))
+    expect_equal(cov(draws), ref_cov, tolerance = 0.2, ignore_attr = TRUE)
+  }
+  # The same posterior through an R function of the points.
+  ld <- function(b) -0.5 * colSums((e$y - e$X %*% t(b))^2)
+  fit <- slice_sample_mv(ld, init = ref, n_iter = 2000, width = 0.2, seed = 22)
+  d <- as.array(fit)
+  expect_true(all(abs(apply(d, 3, mean) - ref) <
+                    4 * sqrt(diag(ref_cov) / summary(fit)$ess_bulk)))
+})
+
+test_that("a uniform target on a box, with NaN outside read as -Inf", {
+  lo <- c(0, 2)
+  hi <- c(1, 5)
+  ld <- function(x) {
+    inside <- x[, 1] > lo[1] & x[, 1] < hi[1] & x[, 2] > lo[2] & x[, 2] < hi[2]
+    ifelse(inside, 0, NaN)
+  }
+  for (method in c("hyperrect", "univariate")) {
+    expect_warning(
+      fit <- slice_sample_mv(ld, init = c(0.5, 3), n_iter = 2000, width = 1,
+                             method = method, seed = 31),
+      "returned NaN at [0-9]+ points")
+    expect_gt(fit$n_nan, 0)
+    d <- as.array(fit)
+    expect_true(all(d[, , 1] > 0 & d[, , 1] < 1 & d[, , 2] > 2 & d[, , 2] < 5))
+    expect_moments(fit, (lo + hi) / 2, (hi - lo)^2 / 12)
+  }
+})
+
+test_that("a bimodal mixture is crossed with wide widths", {
+  # Modes at (-4, 0) and (4, 0), separated by a valley of density e^-8
+  # of the peak along the first axis (the univariate sampler can cross it).
+  ld <- function(x) {
+    a <- -0.5 * ((x[, 1] - 4)^2 + x[, 2]^2)
+    b <- -0.5 * ((x[, 1] + 4)^2 + x[, 2]^2)
+    pmax(a, b) + log1p(exp(-abs(a - b)))
+  }
+  for (method in c("hyperrect", "univariate")) {
+    fit <- slice_sample_mv(ld, init = c(4, 0), n_iter = 3000, width = 20,
+                           method = method, stepout = "never", seed = 41)
+    d <- as.array(fit)
+    in_upper <- d[, , 1] > 0
+    expect_true(all(colMeans(in_upper) > 0.2 & colMeans(in_upper) < 0.8))
+    expect_moments(fit, c(0, 0), c(17, 1))
+  }
+})
+
+test_that("a seed reproduces the draws and leaves R's RNG untouched", {
+  ld <- bvn_density(0.5)
+  set.seed(99)
+  before <- .Random.seed
+  a <- slice_sample_mv(ld, init = c(0, 0), n_iter = 50, width = 1, seed = 7)
+  expect_identical(.Random.seed, before)
+  b <- slice_sample_mv(ld, init = c(0, 0), n_iter = 50, width = 1, seed = 7)
+  expect_identical(a$draws, b$draws)
+  expect_identical(a$warmup_draws, b$warmup_draws)
+  c <- slice_sample_mv(ld, init = c(0, 0), n_iter = 50, width = 1, seed = 8)
+  expect_false(identical(a$draws, c$draws))
+  u1 <- slice_sample_mv(ld, init = c(0, 0), n_iter = 20, width = 1,
+                        method = "univariate", seed = 7)
+  u2 <- slice_sample_mv(ld, init = c(0, 0), n_iter = 20, width = 1,
+                        method = "univariate", seed = 7)
+  expect_identical(u1$draws, u2$draws)
+  # Without a seed the run follows set.seed().
+  set.seed(3)
+  d1 <- slice_sample_mv(ld, init = c(0, 0), n_iter = 20, width = 1)
+  set.seed(3)
+  d2 <- slice_sample_mv(ld, init = c(0, 0), n_iter = 20, width = 1)
+  expect_identical(d1$draws, d2$draws)
+})
+
+test_that("stepout = 'always' (the paper's literal sampler) is biased", {
+  ld <- bvn_density(-0.99)
+  expect_warning(
+    fit <- slice_sample_mv(ld, init = c(0, 0), n_iter = 3000, width = 0.1,
+                           stepout = "always", seed = 51),
+    "only approximately")
+  d <- as.array(fit)
+  v <- mean(d^2)
+  se <- sqrt(2 / min(summary(fit)$ess_bulk))
+  # The variance is 1; the literal sampler's is many MCSE smaller.
+  expect_lt(v, 1 - 6 * se)
+})
+
+test_that("max_steps bounds stepping out", {
+  ld <- function(x) ifelse(abs(x[, 1]) < 1000, 0, -Inf)
+  fit <- slice_sample_mv(ld, init = 0, n_iter = 200, width = 0.01,
+                         method = "univariate", stepout = "never",
+                         max_steps = 3, seed = 61)
+  jumps <- abs(diff(fit$draws[, 1, 1]))
+  expect_true(all(jumps <= 3 * 0.01 + 1e-12))
+  expect_gt(max(jumps), 0)
+  suppressWarnings(
+    fit <- slice_sample_mv(ld, init = 0, n_iter = 200, width = 0.01,
+                           stepout = "always", max_steps = 2, seed = 62))
+  jumps <- abs(diff(fit$draws[, 1, 1]))
+  expect_true(all(jumps <= (2 * 2 + 1) * 0.01 + 1e-12))
+})
+
+test_that("errors in log_density and bad arguments stop with clear messages", {
+  ld <- bvn_density(0)
+  expect_error(slice_sample_mv(function(x) stop("boom"), init = c(0, 0),
+                               n_iter = 5, width = 1, seed = 1), "boom")
+  late <- function(x) if (nrow(x) > 4) stop("late failure") else rep(0, nrow(x))
+  expect_error(slice_sample_mv(late, init = c(0, 0), n_iter = 5, width = 1,
+                               seed = 1), "late failure")
+  expect_error(slice_sample_mv(function(x) 0, init = c(0, 0), n_iter = 5,
+                               width = 1, seed = 1, chains = 2),
+               "`log_density` must return a numeric vector with one value per row")
+  expect_error(slice_sample_mv(function(x) ifelse(x[, 1] > 1, 0, -Inf),
+                               init = c(0, 0), n_iter = 5, width = 1, seed = 1),
+               "`init` must have a finite log density")
+  expect_error(slice_sample_mv("f", init = 0, n_iter = 5, width = 1),
+               "`log_density` must be a function")
+  expect_error(slice_sample_mv(ld, init = c(0, NA), n_iter = 5, width = 1), "`init`")
+  expect_error(slice_sample_mv(ld, init = matrix(0, 3, 2), n_iter = 5, width = 1),
+               "`init` must have one row per chain")
+  expect_error(slice_sample_mv(ld, init = c(0, 0), n_iter = 0, width = 1), "`n_iter`")
+  expect_error(slice_sample_mv(ld, init = c(0, 0), n_iter = 5, width = -1), "`width`")
+  expect_error(slice_sample_mv(ld, init = c(0, 0), n_iter = 5, width = c(1, 1, 1)),
+               "`width`")
+  expect_error(slice_sample_mv(ld, init = c(0, 0), n_iter = 5, width = 1,
+                               chains = 0), "`chains`")
+  expect_error(slice_sample_mv(ld, init = c(0, 0), n_iter = 5, width = 1,
+                               warmup = -1), "`warmup`")
+  expect_error(slice_sample_mv(ld, init = c(0, 0), n_iter = 5, width = 1,
+                               n_proposals = 0), "`n_proposals`")
+  expect_error(slice_sample_mv(ld, init = c(0, 0), n_iter = 5, width = 1,
+                               max_steps = 0), "`max_steps`")
+  expect_error(slice_sample_mv(ld, init = c(0, 0), n_iter = 5, width = 1,
+                               seed = -1), "`seed`")
+  expect_error(slice_sample_mv(ld, init = c(0, 0), n_iter = 5, width = 1,
+                               method = "gibbs"), "`method` must be one of")
+  expect_error(slice_sample_mv(ld, init = c(0, 0), n_iter = 5, width = 1,
+                               stepout = "sometimes"), "`stepout` must be one of")
+  expect_error(slice_sample_mv(ld, init = c(0, 0), n_iter = 5, width = 1,
+                               backend = "gpu"), "`backend`")
+  expect_error(suppressWarnings(
+    slice_sample_mv(function(x) rep(0, nrow(x)), init = numeric(13),
+                    n_iter = 5, width = 1, stepout = "always")), "`stepout`")
+})
+
+test_that("lm_model checks its data", {
+  e <- example1(20)
+  expect_error(lm_model(e$y[-1], e$X), "`X` must have one row per element")
+  expect_error(lm_model(c(NA, e$y[-1]), e$X), "`y` must be")
+  expect_error(lm_model(e$y, cbind(e$X, e$X[, 2] * 2)), "`X` must have full column rank")
+  expect_error(lm_model(e$y, e$X[, 2]), "`X` must be a finite numeric matrix")
+  m <- lm_model(e$y, e$X)
+  expect_error(slice_sample_mv(m, init = c(0, 0, 0), n_iter = 5, width = 1),
+               "`init` must have 2 columns")
+  if (gpu_available()) {
+    expect_error(slice_sample_mv(m, init = m$mean, n_iter = 5, width = 1,
+                                 backend = "opencl"), "no device path")
+  }
+  expect_output(print(m), "2 observations|20 observations")
+})
