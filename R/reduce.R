@@ -56,7 +56,9 @@
 #' # one single-precision accumulator absorbs every 1 added to 2^24:
 #' gpu_sum(x, "naive", "single", backend = "cpu") - 2^24
 #' gpu_sum(x, "kahan", "single", backend = "cpu") - 2^24
-#' gpu_sum(x, "div2", "single", backend = "cpu") - 2^24
+#' set.seed(1)
+#' u <- runif(1e5)
+#' gpu_mean(u, "div2", backend = "cpu") - mean(u)
 #' gpu_mean(c(1, 2, NA, 4), na.rm = TRUE, backend = "cpu")
 #' @export
 gpu_sum <- function(x, method = c("kahan", "div2", "pairwise", "naive"),

@@ -71,6 +71,20 @@ test_that("exactly representable sums are exact (checks the div2 correction)", {
   }
 })
 
+# Longer than block x P_MAX (2048 x 1024), so the device runs all three
+# kinds of level: blocks, a level of partials, and the single last block.
+# Values 1..3 with 22 halvings need 24 bits: exact even in single precision.
+test_that("long inputs are exact through every level of the launch sequence", {
+  n <- 3 * 2^20 + 5
+  x <- rep_len(c(1, 2, 3), n)
+  total <- sum(x)
+  backends <- if (gpu_available()) c("cpu", "opencl") else "cpu"
+  for (b in backends) for (m in methods_all) for (p in c("double", "single")) {
+    expect_identical(gpu_sum(x, m, p, backend = b), total, label = paste(b, m, p))
+    expect_identical(gpu_mean(x, m, p, backend = b), total / n, label = paste(b, m, p))
+  }
+})
+
 test_that("single precision reproduces the paper's absorption (Table 2), CPU path", {
   set.seed(2011)
   n <- 16776960
