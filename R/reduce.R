@@ -44,10 +44,13 @@
 #' @details Infinite values give `Inf`, `-Inf` or `NaN` as in base R. When
 #'   the result of `"kahan"` or `"pairwise"` is not finite it is recomputed
 #'   by `"div2"`, so that a mean of finite values never overflows.
-#'   The result is a double even for integer `x`. In double precision all
-#'   methods but `"naive"` agree with base R's [sum()] and [mean()], which
-#'   accumulate in long double, to a few units in the last place for data
-#'   of one sign.
+#'   The result is a double even for integer `x`. In double precision the
+#'   error of `"kahan"` is a few units of roundoff times `sum(abs(x))`, that
+#'   of `"div2"` and `"pairwise"` at most about `log2(length(x))` units
+#'   (the tests check these bounds against base R's [sum()] and [mean()],
+#'   which accumulate in long double); `"naive"` can be off by
+#'   `length(x)` units. Device and CPU results differ only by rounding: the
+#'   trees have the same depth but pair the values differently.
 #' @return `gpu_sum()`: the sum of the values, a single number (`0` for no
 #'   values). `gpu_mean()`: their mean (`NaN` for no values).
 #' @seealso [sum()], [mean()]

@@ -170,6 +170,7 @@ void reduce_blocks(__global const src* x, long n, __global real* out_s,
   lc[t] = c;
 #endif
   barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
   for (int w = WG / 2; w > 0; w >>= 1) {
     if (t < w) {
 #if METHOD == 2
