@@ -126,6 +126,10 @@ test_that("gpu_matrix input is summed on the device and left unchanged", {
   expect_lte(abs(gpu_sum(g, backend = "cpu") - sum(a)), sum_tol(a, "kahan"))
   expect_identical(as.matrix(g), a)
   expect_error(gpu_sum(g, "naive", backend = "opencl"), "`method`")
+  # a triangular view sums its triangle (the other one is zero on the device)
+  b <- a[1:50, 1:7] %*% t(a[1:50, 1:7])
+  expect_lte(abs(gpu_sum(gpu_matrix(b, "lower"), "div2") - sum(b[lower.tri(b, diag = TRUE)])),
+             sum_tol(b, "div2"))
 })
 
 test_that("NA, NaN, Inf, empty and length-one inputs behave like base R", {
