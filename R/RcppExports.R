@@ -61,6 +61,14 @@
     .Call(`_clbayes_cpp_transpose`, a)
 }
 
+.cpp_sum <- function(x, method, precision, on_device) {
+    .Call(`_clbayes_cpp_sum`, x, method, precision, on_device)
+}
+
+.cpp_sum_gpu <- function(ptr, method, precision) {
+    .Call(`_clbayes_cpp_sum_gpu`, ptr, method, precision)
+}
+
 .cpp_slice_new <- function(init, width, method, stepout, n_proposals, warmup, n_iter, max_steps, seed) {
     .Call(`_clbayes_cpp_slice_new`, init, width, method, stepout, n_proposals, warmup, n_iter, max_steps, seed)
 }

@@ -175,6 +175,33 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_sum
+Rcpp::NumericVector cpp_sum(Rcpp::NumericVector x, std::string method, std::string precision, bool on_device);
+RcppExport SEXP _clbayes_cpp_sum(SEXP xSEXP, SEXP methodSEXP, SEXP precisionSEXP, SEXP on_deviceSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type x(xSEXP);
+    Rcpp::traits::input_parameter< std::string >::type method(methodSEXP);
+    Rcpp::traits::input_parameter< std::string >::type precision(precisionSEXP);
+    Rcpp::traits::input_parameter< bool >::type on_device(on_deviceSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_sum(x, method, precision, on_device));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_sum_gpu
+Rcpp::NumericVector cpp_sum_gpu(SEXP ptr, std::string method, std::string precision);
+RcppExport SEXP _clbayes_cpp_sum_gpu(SEXP ptrSEXP, SEXP methodSEXP, SEXP precisionSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type ptr(ptrSEXP);
+    Rcpp::traits::input_parameter< std::string >::type method(methodSEXP);
+    Rcpp::traits::input_parameter< std::string >::type precision(precisionSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_sum_gpu(ptr, method, precision));
+    return rcpp_result_gen;
+END_RCPP
+}
 // cpp_slice_new
 SEXP cpp_slice_new(Rcpp::NumericMatrix init, Rcpp::NumericVector width, std::string method, std::string stepout, int n_proposals, int warmup, int n_iter, int max_steps, double seed);
 RcppExport SEXP _clbayes_cpp_slice_new(SEXP initSEXP, SEXP widthSEXP, SEXP methodSEXP, SEXP stepoutSEXP, SEXP n_proposalsSEXP, SEXP warmupSEXP, SEXP n_iterSEXP, SEXP max_stepsSEXP, SEXP seedSEXP) {
@@ -383,6 +410,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_clbayes_cpp_scalar_multiply", (DL_FUNC) &_clbayes_cpp_scalar_multiply, 2},
     {"_clbayes_cpp_multiply", (DL_FUNC) &_clbayes_cpp_multiply, 2},
     {"_clbayes_cpp_transpose", (DL_FUNC) &_clbayes_cpp_transpose, 1},
+    {"_clbayes_cpp_sum", (DL_FUNC) &_clbayes_cpp_sum, 4},
+    {"_clbayes_cpp_sum_gpu", (DL_FUNC) &_clbayes_cpp_sum_gpu, 3},
     {"_clbayes_cpp_slice_new", (DL_FUNC) &_clbayes_cpp_slice_new, 9},
     {"_clbayes_cpp_slice_start", (DL_FUNC) &_clbayes_cpp_slice_start, 2},
     {"_clbayes_cpp_slice_run", (DL_FUNC) &_clbayes_cpp_slice_run, 3},

@@ -1,0 +1,253 @@
+#ifndef CLBAYES_REDUCE_SUM_DEVICE_HPP
+#define CLBAYES_REDUCE_SUM_DEVICE_HPP
+
+// The device path of gpu_sum() / gpu_mean(): the multi-level launch
+// sequence of accurate-reduction.txt, Fig. 2, for any n.
+//
+//   level 0    reduce_blocks: blocks of B elements, the last one zero-padded
+//              to B (a non-full block among full ones keeps the full depth);
+//   levels 1.. reduce_partials with blocks of P_MAX while more than P_MAX
+//              partials remain;
+//   last       reduce_partials as one work group over the m <= P_MAX
+//              remaining values padded only to next_pow2(m) (the single
+//              remaining block: a full block would halve too often).
+// A level runs only while its input is longer than its block, so every
+// padding goes to the nearest power of two and the depth of the whole tree
+// is D = ceil(log2 n): for div2, mean = C * root with C = 2^D / n in [1, 2).
+//
+// The queue is in order (opencl/context.hpp), so the first kernel runs after
+// every earlier write to x; its event is handed back for the caller to
+// record as a read of x.
+
+#include "../kernels/reduce.hpp"
+#include "method.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#ifdef CLBAYES_OPENCL
+
+namespace clbayes {
+namespace reduce {
+namespace device {
+
+/** Tuning knobs; 0 means "the default for this device". */
+struct tuning {
+  int block = 0;       // elements per work group at level 0 (power of two)
+  int work_group = 0;  // largest work group used at level 0
+  int p_max = 0;       // block of the later levels (power of two)
+};
+
+constexpr int default_block = 2048;
+constexpr int default_work_group = 256;
+constexpr int default_p_max = 1024;
+
+/** Scratch buffers for the partial results, kept between calls by a caller
+ *  that sums repeatedly (the benchmark); grown when too small. */
+class workspace {
+ public:
+  cl::Buffer& get(int slot, std::size_t bytes) {
+    opencl::context& ctx = opencl::context::instance();
+    if (generation_ != ctx.generation()) {
+      for (auto& b : buf_) b = cl::Buffer();
+      for (auto& c : cap_) c = 0;
+      generation_ = ctx.generation();
+    }
+    if (cap_[slot] < bytes) {
+      try {
+        buf_[slot] = cl::Buffer(ctx.cl_context(), CL_MEM_READ_WRITE, bytes);
+      } catch (const cl::Error& e) {
+        throw opencl_error("allocating reduction scratch", e.err());
+      }
+      cap_[slot] = bytes;
+    }
+    return buf_[slot];
+  }
+
+ private:
+  cl::Buffer buf_[4];
+  std::size_t cap_[4] = {0, 0, 0, 0};
+  unsigned generation_ = 0;
+};
+
+inline bool is_pow2(long long v) { return v > 0 && (v & (v - 1)) == 0; }
+
+inline int method_code(sum_method m) {
+  switch (m) {
+    case sum_method::pairwise: return 0;
+    case sum_method::div2: return 1;
+    case sum_method::kahan: return 2;
+    default:
+      throw invalid_argument("method", "\"naive\" runs on the CPU only; use "
+                                       "backend = \"cpu\"");
+  }
+}
+
+/** The level-0 block and work group, and the later block, for this device. */
+struct launch_shape {
+  int block;
+  int work_group;
+  int p_max;
+};
+
+inline launch_shape choose_shape(const tuning& tune, bool single, bool kahan) {
+  const opencl::device_info& info = opencl::context::instance().info();
+  launch_shape s;
+  s.block = tune.block > 0 ? tune.block : default_block;
+  if (!is_pow2(s.block) || s.block < 8)
+    throw invalid_argument("block", "must be a power of two >= 8");
+  // Each work item loads at least four elements (first add during load);
+  // the group is capped by the knob and by the device's limit.
+  long long wg_cap = tune.work_group > 0 ? tune.work_group : default_work_group;
+  wg_cap = std::min<long long>(wg_cap, static_cast<long long>(info.max_work_group_size));
+  long long wg = s.block / 4;
+  while (wg > wg_cap) wg /= 2;
+  s.work_group = static_cast<int>(std::max<long long>(wg, 1));
+  s.p_max = tune.p_max > 0 ? tune.p_max : default_p_max;
+  if (!is_pow2(s.p_max) || s.p_max < 2)
+    throw invalid_argument("p_max", "must be a power of two >= 2");
+  const std::size_t bytes_per = (single ? sizeof(float) : sizeof(double)) * (kahan ? 2 : 1);
+  while (s.p_max > 2 && static_cast<std::uint64_t>(s.p_max) * bytes_per > info.local_mem / 2)
+    s.p_max /= 2;
+  return s;
+}
+
+/**
+ * Sum and mean of the n values in `x` (doubles when x_double, else floats)
+ * by `method` (not naive) in `precision`. `first_read`, when given,
+ * receives the event of the first kernel that reads x.
+ */
+inline sum_result sum(const cl::Buffer& x, std::uint64_t n, bool x_double,
+                      sum_method method, sum_precision precision,
+                      const tuning& tune = tuning(), workspace* ws = nullptr,
+                      cl::Event* first_read = nullptr) {
+  const int code = method_code(method);
+  if (n == 0) return method == sum_method::div2 ? from_div2(0.0, 0, 0) : from_sum(0.0, 0);
+  const bool single = precision == sum_precision::single_precision;
+  const bool kahan = method == sum_method::kahan;
+  if (!x_double && !single)
+    throw invalid_argument("x", "holds floats; it can only be summed in single precision");
+  const launch_shape shape = choose_shape(tune, single, kahan);
+  const std::size_t real_size = single ? sizeof(float) : sizeof(double);
+
+  opencl::kernel_cl<cl::Buffer, cl_long, cl::Buffer, cl::Buffer> blocks =
+      opencl::kernels::reduce_blocks;
+  opencl::kernel_cl<cl::Buffer, cl::Buffer, cl_int, cl_long, cl_int, cl::Buffer,
+                    cl::Buffer>
+      partials = opencl::kernels::reduce_partials;
+  auto configure = [&](auto& k, int src_double) {
+    k.set_option("METHOD", code);
+    k.set_option("REAL_FLOAT", single ? 1 : 0);
+    k.set_option("SRC_DOUBLE", src_double);
+    k.set_option("BLOCK", shape.block);
+    k.set_option("WG", shape.work_group);
+    k.set_option("P_MAX", shape.p_max);
+  };
+  configure(blocks, x_double ? 1 : 0);
+  auto partials_raw = partials;  // reads x itself when n is small
+  configure(partials_raw, x_double ? 1 : 0);
+  configure(partials, single ? 0 : 1);
+
+  workspace local_ws;
+  workspace& w = ws != nullptr ? *ws : local_ws;
+  // Ping-pong scratch: no level writes more partials than the first, which
+  // has blocks of at least min(B, P_MAX) unless it is the last level.
+  const std::uint64_t min_block = static_cast<std::uint64_t>(std::min(shape.block, shape.p_max));
+  const std::size_t cap = static_cast<std::size_t>((n + min_block - 1) / min_block + 1);
+  cl::Buffer* out_s = &w.get(0, cap * real_size);
+  cl::Buffer* out_c = &w.get(1, kahan ? cap * real_size : real_size);
+  cl::Buffer* other_s = &w.get(2, cap * real_size);
+  cl::Buffer* other_c = &w.get(3, kahan ? cap * real_size : real_size);
+
+  const std::size_t max_wg = opencl::context::instance().info().max_work_group_size;
+  auto partial_group = [&](long long block) {
+    std::size_t g = static_cast<std::size_t>(std::max<long long>(block / 2, 1));
+    return std::min<std::size_t>(std::min<std::size_t>(g, default_work_group), max_wg);
+  };
+
+  std::uint64_t m = n;
+  int D = 0;
+  bool raw = true;  // the current input is x itself
+  const cl::Buffer* in_s = &x;
+  const cl::Buffer* in_c = &x;
+  int has_c = 0;
+  auto advance = [&](cl::Event ev) {
+    if (raw && first_read != nullptr) *first_read = ev;
+    raw = false;
+    in_s = out_s;
+    in_c = out_c;
+    has_c = kahan ? 1 : 0;
+    std::swap(out_s, other_s);
+    std::swap(out_c, other_c);
+  };
+  if (m > static_cast<std::uint64_t>(shape.block)) {
+    const std::uint64_t groups = (m + shape.block - 1) / shape.block;
+    advance(blocks(cl::NDRange(groups * shape.work_group), cl::NDRange(shape.work_group),
+                   *in_s, static_cast<cl_long>(m), *out_s, *out_c));
+    m = groups;
+    D += ceil_log2(shape.block);
+  }
+  while (true) {
+    const bool last = m <= static_cast<std::uint64_t>(shape.p_max);
+    const long long block = last ? (1LL << ceil_log2(m)) : shape.p_max;
+    const std::uint64_t groups = last ? 1 : (m + block - 1) / block;
+    const std::size_t wg = partial_group(block);
+    auto& k = raw ? partials_raw : partials;
+    advance(k(cl::NDRange(groups * wg), cl::NDRange(wg), *in_s, *in_c, has_c,
+              static_cast<cl_long>(m), static_cast<cl_int>(block), *out_s, *out_c));
+    m = groups;
+    D += ceil_log2(static_cast<std::uint64_t>(block));
+    if (last) break;
+  }
+
+  // The root is in *in_s (and *in_c) after the last advance().
+  double s = 0.0;
+  cl::CommandQueue& q = opencl::context::instance().queue();
+  try {
+    if (single) {
+      float fs[2] = {0.0f, 0.0f};
+      q.enqueueReadBuffer(*in_s, CL_FALSE, 0, sizeof(float), &fs[0]);
+      if (kahan) q.enqueueReadBuffer(*in_c, CL_FALSE, 0, sizeof(float), &fs[1]);
+      q.finish();
+      s = static_cast<double>(fs[0] + fs[1]);  // in float, as the CPU path does
+    } else {
+      double ds[2] = {0.0, 0.0};
+      q.enqueueReadBuffer(*in_s, CL_FALSE, 0, sizeof(double), &ds[0]);
+      if (kahan) q.enqueueReadBuffer(*in_c, CL_FALSE, 0, sizeof(double), &ds[1]);
+      q.finish();
+      s = ds[0] + ds[1];
+    }
+  } catch (const cl::Error& e) {
+    throw opencl_error(std::string(e.what()) + " reading a reduction result", e.err());
+  }
+  return method == sum_method::div2 ? from_div2(s, D, n) : from_sum(s, n);
+}
+
+/** Copy n host doubles to a new device buffer, as floats when `single`. */
+inline cl::Buffer upload(const double* x, std::uint64_t n, bool single) {
+  opencl::context& ctx = opencl::context::instance();
+  const std::size_t bytes = static_cast<std::size_t>(n) * (single ? sizeof(float) : sizeof(double));
+  try {
+    cl::Buffer buf(ctx.cl_context(), CL_MEM_READ_ONLY, std::max<std::size_t>(bytes, 1));
+    if (n == 0) return buf;
+    if (single) {
+      std::vector<float> f(x, x + n);  // converted on the way to the device
+      ctx.queue().enqueueWriteBuffer(buf, CL_TRUE, 0, bytes, f.data());
+    } else {
+      ctx.queue().enqueueWriteBuffer(buf, CL_TRUE, 0, bytes, x);
+    }
+    return buf;
+  } catch (const cl::Error& e) {
+    throw opencl_error(std::string(e.what()) + " copying " + std::to_string(n) +
+                           " values to the device",
+                       e.err());
+  }
+}
+
+}  // namespace device
+}  // namespace reduce
+}  // namespace clbayes
+
+#endif  // CLBAYES_OPENCL
+#endif
