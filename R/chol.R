@@ -21,6 +21,7 @@
 #'   An error names the problem when `x` is not square, contains `NA`, `NaN`
 #'   or infinite values, is not symmetric, or is not positive definite (then
 #'   it names the first pivot, 1-based, that is not positive).
+#' @md
 #' @seealso [gpu_chol_grad()], [gpu_tri_solve()]
 #' @examples
 #' x <- crossprod(matrix(rnorm(25), 5)) + diag(5)
@@ -64,6 +65,7 @@ gpu_chol <- function(x, upper = FALSE,
 #'   argument keeps the computation on the device.
 #' @return The symmetric gradient `G`: a numeric matrix, or a `gpu_matrix`
 #'   when `L` or `L_adj` is one.
+#' @md
 #' @seealso [gpu_chol()]
 #' @examples
 #' A <- crossprod(matrix(rnorm(16), 4)) + diag(4)

@@ -29,6 +29,7 @@
 #' all.equal(gpu_tri_solve(L, b, backend = "cpu"), forwardsolve(L, b))
 #' x <- matrix(rnorm(12), 3)
 #' all.equal(gpu_tcrossprod(x, backend = "cpu"), tcrossprod(x))
+#' @md
 #' @name gpu_tri_inv
 NULL
 
