@@ -107,7 +107,7 @@ void tune_gemm(int n, int reps) {
   for (int i = 0; i < a.size(); ++i) { a.data()[i] = nd(rng); b.data()[i] = nd(rng); }
   matrix_cl da = upload(a), db = upload(b);
   const std::size_t max_wg = cl_ops::context::instance().info().max_work_group_size;
-  std::printf("GEMM tile sweep, n = %d\n\n| TM | TN | TK | WPTM | WPTN | ms | TFLOP/s | max rel err |\n|---|---|---|---|---|---|---|---|\n", n);
+  std::printf("GEMM tile sweep, n = %d\n\n| TM | TN | TK | WPTM | WPTN | ms | GFLOP/s | max rel err |\n|---|---|---|---|---|---|---|---|\n", n);
   double best = 1e300;
   cfg best_cfg = cfgs[0];
   for (const cfg& c : cfgs) {
@@ -119,7 +119,7 @@ void tune_gemm(int n, int reps) {
       const double err = gemm_sample_error(a, b, dc);
       const double ms = time_ms(reps, [&] { matrix_cl x = la::multiply(da, db); finish(); });
       std::printf("| %d | %d | %d | %d | %d | %.2f | %.2f | %.1e |\n", c.tm, c.tn, c.tk, c.wm, c.wn,
-                  ms, 2.0 * n * double(n) * n / ms / 1e9, err);
+                  ms, 2.0 * n * double(n) * n / ms / 1e6, err);
       if (err < 1e-10 && ms < best) { best = ms; best_cfg = c; }
     } catch (const std::exception& e) {
       std::printf("| %d | %d | %d | %d | %d | failed: %s | | |\n", c.tm, c.tn, c.tk, c.wm, c.wn, e.what());
@@ -165,8 +165,8 @@ int main(int argc, char** argv) {
                 cl_ops::kernels::gemm_nn.option("WPTN"));
     if (tune) tune_gemm(std::min(4096, *std::max_element(sizes.begin(), sizes.end())), reps);
 
-    std::printf("| n | chol device (ms) | chol TFLOP/s | chol + transfers (ms) | grad device (ms) | "
-                "GEMM (ms) | GEMM TFLOP/s | CPU chol (ms) | CPU grad (ms) | chol err vs CPU | "
+    std::printf("| n | chol device (ms) | chol GFLOP/s | chol + transfers (ms) | grad device (ms) | "
+                "GEMM (ms) | GEMM GFLOP/s | CPU chol (ms) | CPU grad (ms) | chol err vs CPU | "
                 "chol residual | grad err vs CPU | GEMM err |\n"
                 "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (int n : sizes) {
@@ -215,8 +215,8 @@ int main(int argc, char** argv) {
       const double t_grad = time_ms(reps, [&] { matrix_cl x = la::cholesky_grad(dl, dl_adj); finish(); });
       const double t_gemm = time_ms(reps, [&] { matrix_cl x = la::multiply(da, db); finish(); });
       std::printf("| %d | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.1e | %.1e | %.1e | %.1e |\n",
-                  n, t_chol, nd * nd * nd / 3 / t_chol / 1e9, t_trans, t_grad, t_gemm,
-                  2 * nd * nd * nd / t_gemm / 1e9, cpu_chol, cpu_grad, chol_err, resid, grad_err,
+                  n, t_chol, nd * nd * nd / 3 / t_chol / 1e6, t_trans, t_grad, t_gemm,
+                  2 * nd * nd * nd / t_gemm / 1e6, cpu_chol, cpu_grad, chol_err, resid, grad_err,
                   gemm_err);
       std::fflush(stdout);
     }
