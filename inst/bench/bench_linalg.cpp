@@ -10,7 +10,8 @@
 //   ./bench_linalg [options] [n ...]      (default n: 1024 2048 4096 8192 16384)
 // Options: --reps R (timed runs, median reported; default 5)
 //          --cpu-max N (largest n for the CPU path and CPU comparisons; 4096)
-//          --tune (sweep GEMM tile configurations first and keep the best)
+//          --tune (sweep GEMM tiles, then the Cholesky leaf size and partition
+//                  and the gradient block size, keeping the best of each)
 //          --chol-block B --partition P --grad-block G --diag-block D
 // Every result is verified before it is timed: Cholesky against Eigen's LLT
 // (n <= cpu-max) and by the residual max|L L^T - A| / max|A| computed on the
@@ -131,6 +132,40 @@ void tune_gemm(int n, int reps) {
               best_cfg.tk, best_cfg.wm, best_cfg.wn);
 }
 
+// Sweep the Cholesky recursion (leaf size, partition) and the gradient's
+// block size at order n; keep the fastest of each.
+void tune_cholesky(int n, int reps) {
+  Eigen::MatrixXd a = toeplitz(n);
+  matrix_cl da = upload(a);
+  std::printf("Cholesky sweep, n = %d\n\n| CHOLESKY_BLOCK | partition | ms |\n|---|---|---|\n", n);
+  double best = 1e300;
+  int best_b = 64, best_p = 4;
+  for (int b : {32, 64}) {
+    for (int p : {2, 4, 8}) {
+      cl_ops::kernels::cholesky_block.set_option("CHOLESKY_BLOCK", b);
+      la::cholesky_settings().partition = p;
+      const double ms = time_ms(reps, [&] { matrix_cl x = la::cholesky(da); finish(); });
+      std::printf("| %d | %d | %.2f |\n", b, p, ms);
+      if (ms < best) { best = ms; best_b = b; best_p = p; }
+    }
+  }
+  cl_ops::kernels::cholesky_block.set_option("CHOLESKY_BLOCK", best_b);
+  la::cholesky_settings().partition = best_p;
+  matrix_cl dl = la::cholesky(da);
+  matrix_cl dadj = la::multiply(dl, dl);  // any lower-triangular adjoint
+  std::printf("\nkept CHOLESKY_BLOCK=%d partition=%d\n\n| grad block | ms |\n|---|---|\n", best_b, best_p);
+  best = 1e300;
+  int best_g = 128;
+  for (int g : {64, 128, 256, 512}) {
+    la::cholesky_grad_block_size() = g;
+    const double ms = time_ms(reps, [&] { matrix_cl x = la::cholesky_grad(dl, dadj); finish(); });
+    std::printf("| %d | %.2f |\n", g, ms);
+    if (ms < best) { best = ms; best_g = g; }
+  }
+  la::cholesky_grad_block_size() = best_g;
+  std::printf("\nkept grad block %d\n\n", best_g);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -163,7 +198,11 @@ int main(int argc, char** argv) {
                 cl_ops::kernels::gemm_nn.option("TM"), cl_ops::kernels::gemm_nn.option("TN"),
                 cl_ops::kernels::gemm_nn.option("TK"), cl_ops::kernels::gemm_nn.option("WPTM"),
                 cl_ops::kernels::gemm_nn.option("WPTN"));
-    if (tune) tune_gemm(std::min(4096, *std::max_element(sizes.begin(), sizes.end())), reps);
+    if (tune) {
+      const int largest = *std::max_element(sizes.begin(), sizes.end());
+      tune_gemm(std::min(4096, largest), reps);
+      tune_cholesky(std::min(8192, largest), reps);
+    }
 
     std::printf("| n | chol device (ms) | chol GFLOP/s | chol + transfers (ms) | grad device (ms) | "
                 "GEMM (ms) | GEMM GFLOP/s | CPU chol (ms) | CPU grad (ms) | chol err vs CPU | "
