@@ -88,7 +88,9 @@ __kernel void gemm(__global double* C, __global const double* A,
   const long b_base = b_off + item * b_stride;
 
   double acc[WPTM][WPTN];
+#pragma unroll
   for (int wm = 0; wm < WPTM; ++wm)
+#pragma unroll
     for (int wn = 0; wn < WPTN; ++wn) acc[wm][wn] = 0.0;
 
   for (int t = k_lo; t < k_hi; t += TK) {
@@ -129,12 +131,18 @@ __kernel void gemm(__global double* C, __global const double* A,
       b_tile[kk][jj] = v;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
+    // Fully unrolled so that acc, a_reg and b_reg live in registers.
+#pragma unroll
     for (int kk = 0; kk < TK; ++kk) {
       double a_reg[WPTM];
       double b_reg[WPTN];
+#pragma unroll
       for (int wm = 0; wm < WPTM; ++wm) a_reg[wm] = a_tile[kk][tx + wm * RTSM];
+#pragma unroll
       for (int wn = 0; wn < WPTN; ++wn) b_reg[wn] = b_tile[kk][ty + wn * RTSN];
+#pragma unroll
       for (int wm = 0; wm < WPTM; ++wm)
+#pragma unroll
         for (int wn = 0; wn < WPTN; ++wn)
           acc[wm][wn] = fma(a_reg[wm], b_reg[wn], acc[wm][wn]);
     }
