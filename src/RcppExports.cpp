@@ -11,6 +11,56 @@ Rcpp::Rostream<true>&  Rcpp::Rcout = Rcpp::Rcpp_cout_get();
 Rcpp::Rostream<false>& Rcpp::Rcerr = Rcpp::Rcpp_cerr_get();
 #endif
 
+// cpp_chol
+Rcpp::NumericMatrix cpp_chol(Rcpp::NumericMatrix x, bool upper, bool device);
+RcppExport SEXP _clbayes_cpp_chol(SEXP xSEXP, SEXP upperSEXP, SEXP deviceSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
+    Rcpp::traits::input_parameter< bool >::type upper(upperSEXP);
+    Rcpp::traits::input_parameter< bool >::type device(deviceSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_chol(x, upper, device));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_chol_gpu
+SEXP cpp_chol_gpu(SEXP x, bool upper);
+RcppExport SEXP _clbayes_cpp_chol_gpu(SEXP xSEXP, SEXP upperSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< bool >::type upper(upperSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_chol_gpu(x, upper));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_chol_grad
+Rcpp::NumericMatrix cpp_chol_grad(Rcpp::NumericMatrix L, Rcpp::NumericMatrix L_adj, bool device);
+RcppExport SEXP _clbayes_cpp_chol_grad(SEXP LSEXP, SEXP L_adjSEXP, SEXP deviceSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type L(LSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type L_adj(L_adjSEXP);
+    Rcpp::traits::input_parameter< bool >::type device(deviceSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_chol_grad(L, L_adj, device));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_chol_grad_gpu
+SEXP cpp_chol_grad_gpu(SEXP L, SEXP L_adj);
+RcppExport SEXP _clbayes_cpp_chol_grad_gpu(SEXP LSEXP, SEXP L_adjSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type L(LSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type L_adj(L_adjSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_chol_grad_gpu(L, L_adj));
+    return rcpp_result_gen;
+END_RCPP
+}
 // cpp_devices
 Rcpp::List cpp_devices();
 RcppExport SEXP _clbayes_cpp_devices() {
@@ -172,6 +222,81 @@ BEGIN_RCPP
     Rcpp::RNGScope rcpp_rngScope_gen;
     Rcpp::traits::input_parameter< SEXP >::type a(aSEXP);
     rcpp_result_gen = Rcpp::wrap(cpp_transpose(a));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_tri_inv
+Rcpp::NumericMatrix cpp_tri_inv(Rcpp::NumericMatrix L, bool lower, bool device);
+RcppExport SEXP _clbayes_cpp_tri_inv(SEXP LSEXP, SEXP lowerSEXP, SEXP deviceSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type L(LSEXP);
+    Rcpp::traits::input_parameter< bool >::type lower(lowerSEXP);
+    Rcpp::traits::input_parameter< bool >::type device(deviceSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_tri_inv(L, lower, device));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_tri_inv_gpu
+SEXP cpp_tri_inv_gpu(SEXP L, bool lower);
+RcppExport SEXP _clbayes_cpp_tri_inv_gpu(SEXP LSEXP, SEXP lowerSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type L(LSEXP);
+    Rcpp::traits::input_parameter< bool >::type lower(lowerSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_tri_inv_gpu(L, lower));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_tri_solve
+Rcpp::NumericMatrix cpp_tri_solve(Rcpp::NumericMatrix L, Rcpp::NumericMatrix b, bool lower, bool device);
+RcppExport SEXP _clbayes_cpp_tri_solve(SEXP LSEXP, SEXP bSEXP, SEXP lowerSEXP, SEXP deviceSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type L(LSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type b(bSEXP);
+    Rcpp::traits::input_parameter< bool >::type lower(lowerSEXP);
+    Rcpp::traits::input_parameter< bool >::type device(deviceSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_tri_solve(L, b, lower, device));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_tri_solve_gpu
+SEXP cpp_tri_solve_gpu(SEXP L, SEXP b, bool lower);
+RcppExport SEXP _clbayes_cpp_tri_solve_gpu(SEXP LSEXP, SEXP bSEXP, SEXP lowerSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type L(LSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type b(bSEXP);
+    Rcpp::traits::input_parameter< bool >::type lower(lowerSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_tri_solve_gpu(L, b, lower));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_tcrossprod
+Rcpp::NumericMatrix cpp_tcrossprod(Rcpp::NumericMatrix x, bool device);
+RcppExport SEXP _clbayes_cpp_tcrossprod(SEXP xSEXP, SEXP deviceSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
+    Rcpp::traits::input_parameter< bool >::type device(deviceSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_tcrossprod(x, device));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_tcrossprod_gpu
+SEXP cpp_tcrossprod_gpu(SEXP x);
+RcppExport SEXP _clbayes_cpp_tcrossprod_gpu(SEXP xSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_tcrossprod_gpu(x));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -395,6 +520,10 @@ END_RCPP
 }
 
 static const R_CallMethodDef CallEntries[] = {
+    {"_clbayes_cpp_chol", (DL_FUNC) &_clbayes_cpp_chol, 3},
+    {"_clbayes_cpp_chol_gpu", (DL_FUNC) &_clbayes_cpp_chol_gpu, 2},
+    {"_clbayes_cpp_chol_grad", (DL_FUNC) &_clbayes_cpp_chol_grad, 3},
+    {"_clbayes_cpp_chol_grad_gpu", (DL_FUNC) &_clbayes_cpp_chol_grad_gpu, 2},
     {"_clbayes_cpp_devices", (DL_FUNC) &_clbayes_cpp_devices, 0},
     {"_clbayes_cpp_opencl_built", (DL_FUNC) &_clbayes_cpp_opencl_built, 0},
     {"_clbayes_cpp_select", (DL_FUNC) &_clbayes_cpp_select, 2},
@@ -410,6 +539,12 @@ static const R_CallMethodDef CallEntries[] = {
     {"_clbayes_cpp_scalar_multiply", (DL_FUNC) &_clbayes_cpp_scalar_multiply, 2},
     {"_clbayes_cpp_multiply", (DL_FUNC) &_clbayes_cpp_multiply, 2},
     {"_clbayes_cpp_transpose", (DL_FUNC) &_clbayes_cpp_transpose, 1},
+    {"_clbayes_cpp_tri_inv", (DL_FUNC) &_clbayes_cpp_tri_inv, 3},
+    {"_clbayes_cpp_tri_inv_gpu", (DL_FUNC) &_clbayes_cpp_tri_inv_gpu, 2},
+    {"_clbayes_cpp_tri_solve", (DL_FUNC) &_clbayes_cpp_tri_solve, 4},
+    {"_clbayes_cpp_tri_solve_gpu", (DL_FUNC) &_clbayes_cpp_tri_solve_gpu, 3},
+    {"_clbayes_cpp_tcrossprod", (DL_FUNC) &_clbayes_cpp_tcrossprod, 2},
+    {"_clbayes_cpp_tcrossprod_gpu", (DL_FUNC) &_clbayes_cpp_tcrossprod_gpu, 1},
     {"_clbayes_cpp_sum", (DL_FUNC) &_clbayes_cpp_sum, 4},
     {"_clbayes_cpp_sum_gpu", (DL_FUNC) &_clbayes_cpp_sum_gpu, 3},
     {"_clbayes_cpp_slice_new", (DL_FUNC) &_clbayes_cpp_slice_new, 9},

@@ -1,13 +1,13 @@
 #ifndef CLBAYES_OPENCL_ARITHMETIC_HPP
 #define CLBAYES_OPENCL_ARITHMETIC_HPP
 
-// Element-wise arithmetic and the plain tiled product on device matrices.
+// Element-wise arithmetic and the product on device matrices.
 // Results carry the view their values imply (a sum of two lower triangles
 // is lower, and so on).
 
 #include "../kernels/add_subtract.hpp"
-#include "../kernels/matrix_multiply.hpp"
 #include "../kernels/scalar_mul.hpp"
+#include "../linalg/gemm.hpp"
 #include "matrix_cl.hpp"
 
 #ifdef CLBAYES_OPENCL
@@ -51,25 +51,10 @@ inline void scalar_multiply_diagonal(matrix_cl& a, double s) {
                                a.rows(), a.cols());
 }
 
-/** C = A B with the tiled kernel; the tile shrinks on devices with small
- *  work groups. */
+/** C = A B: the register-blocked GEMM of linalg/gemm.hpp (triangular
+ *  views skip known zeros; vector operands use the vector kernels). */
 inline matrix_cl multiply(const matrix_cl& a, const matrix_cl& b) {
-  if (a.cols() != b.rows())
-    throw invalid_argument("y", "has " + std::to_string(b.rows()) +
-                                    " rows but `x` has " +
-                                    std::to_string(a.cols()) + " columns");
-  matrix_cl c(a.rows(), b.cols(), product_view(a.view(), b.view()));
-  if (c.size() == 0) return c;
-  // An empty inner dimension needs no special case: the kernel writes 0.
-  std::size_t max_wg = context::instance().info().max_work_group_size;
-  int tile = 16;
-  while (tile > 1 && static_cast<std::size_t>(tile * tile) > max_wg) tile /= 2;
-  if (kernels::matrix_multiply.option("TILE") != tile)
-    kernels::matrix_multiply.set_option("TILE", tile);
-  kernels::matrix_multiply(cl::NDRange(round_up(a.rows(), tile), round_up(b.cols(), tile)),
-                           cl::NDRange(tile, tile), c, a, b, a.rows(), b.cols(),
-                           a.cols());
-  return c;
+  return linalg::multiply(a, b);
 }
 
 }  // namespace opencl

@@ -9,6 +9,7 @@
 #include "../kernels/pack.hpp"
 #include "matrix_cl.hpp"
 
+#include <algorithm>
 #include <vector>
 
 #ifdef CLBAYES_OPENCL
@@ -21,28 +22,34 @@ inline long long packed_size(int n) {
   return static_cast<long long>(n) * (n + 1) / 2;
 }
 
-/** Pack the triangle `view` of the n x n column-major host matrix a. */
+/** Pack the triangle `view` of the n x n column-major host matrix a: one
+ *  contiguous copy per column. */
 inline std::vector<double> pack_host(const double* a, int n, matrix_view view) {
-  std::vector<double> packed;
-  packed.reserve(static_cast<std::size_t>(packed_size(n)));
+  std::vector<double> packed(static_cast<std::size_t>(packed_size(n)));
+  double* out = packed.data();
   for (int j = 0; j < n; ++j) {
     const int lo = view == matrix_view::lower ? j : 0;
     const int hi = view == matrix_view::lower ? n : j + 1;
-    for (int i = lo; i < hi; ++i)
-      packed.push_back(a[static_cast<std::size_t>(j) * n + i]);
+    const double* col = a + static_cast<std::size_t>(j) * n;
+    out = std::copy(col + lo, col + hi, out);
   }
   return packed;
 }
 
-/** Unpack into the n x n host matrix a, zeros outside the triangle. */
+/** Unpack into the n x n host matrix a, zeros outside the triangle: one
+ *  contiguous copy and one fill per column. */
 inline void unpack_host(const std::vector<double>& packed, int n,
                         matrix_view view, double* a) {
-  std::size_t k = 0;
-  for (int j = 0; j < n; ++j)
-    for (int i = 0; i < n; ++i) {
-      const bool inside = view == matrix_view::lower ? i >= j : i <= j;
-      a[static_cast<std::size_t>(j) * n + i] = inside ? packed[k++] : 0.0;
-    }
+  const double* in = packed.data();
+  for (int j = 0; j < n; ++j) {
+    double* col = a + static_cast<std::size_t>(j) * n;
+    const int lo = view == matrix_view::lower ? j : 0;
+    const int hi = view == matrix_view::lower ? n : j + 1;
+    std::fill(col, col + lo, 0.0);
+    std::copy(in, in + (hi - lo), col + lo);
+    std::fill(col + hi, col + n, 0.0);
+    in += hi - lo;
+  }
 }
 
 namespace internal {

@@ -1,0 +1,89 @@
+#' Triangular inverse, triangular solve and `x %*% t(x)`
+#'
+#' `gpu_tri_inv()` inverts a triangular matrix; on the device with the
+#' batched algorithm of Cesnovar et al. (2020, section 3.2.1): all small
+#' diagonal blocks are inverted at once, then neighbouring blocks are joined
+#' by `C3 = -C2 %*% A3 %*% C1` over doubling block sizes. `gpu_tri_solve()`
+#' solves `L %*% y = b` (like [base::backsolve()] / [base::forwardsolve()]);
+#' on the device as the inverse times `b`. `gpu_tcrossprod()` computes
+#' `x %*% t(x)` like [base::tcrossprod()], one triangle and a mirror.
+#'
+#' @param L A triangular numeric matrix or [gpu_matrix()]; only the triangle
+#'   chosen by `lower` is used. Its diagonal must have no zeros.
+#' @param b A numeric matrix or vector (or a `gpu_matrix`) with `nrow(L)`
+#'   rows.
+#' @param x A numeric matrix or a `gpu_matrix`.
+#' @param lower `TRUE` if `L` is lower triangular, `FALSE` if upper.
+#' @param backend `"auto"`, `"opencl"` or `"cpu"`; see [backends]. With
+#'   `"auto"`, R matrices go to the device from
+#'   `getOption("clbayes.threshold.tri_inv", 500)` rows (also used by
+#'   `gpu_tri_solve()`) and, for `gpu_tcrossprod()`, from
+#'   `getOption("clbayes.threshold.tcrossprod", 500)` rows. `gpu_matrix`
+#'   arguments keep the computation on the device.
+#' @return A numeric matrix (a vector from `gpu_tri_solve()` when `b` is a
+#'   vector), or a `gpu_matrix` when an argument is one.
+#' @examples
+#' L <- t(chol(crossprod(matrix(rnorm(16), 4)) + diag(4)))
+#' all.equal(gpu_tri_inv(L, backend = "cpu"), solve(L))
+#' b <- rnorm(4)
+#' all.equal(gpu_tri_solve(L, b, backend = "cpu"), forwardsolve(L, b))
+#' x <- matrix(rnorm(12), 3)
+#' all.equal(gpu_tcrossprod(x, backend = "cpu"), tcrossprod(x))
+#' @md
+#' @name gpu_tri_inv
+NULL
+
+#' @rdname gpu_tri_inv
+#' @export
+gpu_tri_inv <- function(L, lower = TRUE, backend = getOption("clbayes.backend", "auto")) {
+  lower <- check_flag(lower, "lower")
+  if (methods::is(L, "gpu_matrix")) {
+    if (resolve_backend(backend) == "cpu") {
+      return(gpu_matrix(gpu_tri_inv(as.matrix(L), lower, backend = "cpu"),
+                        view = if (lower) "lower" else "upper"))
+    }
+    return(new_gpu_matrix(.cpp_tri_inv_gpu(L@ptr, lower)))
+  }
+  L <- check_square_matrix(L, "L")
+  where <- resolve_backend(backend, nrow(L), getOption("clbayes.threshold.tri_inv", 500))
+  .cpp_tri_inv(L, lower, where == "opencl")
+}
+
+#' @rdname gpu_tri_inv
+#' @export
+gpu_tri_solve <- function(L, b, lower = TRUE,
+                          backend = getOption("clbayes.backend", "auto")) {
+  lower <- check_flag(lower, "lower")
+  if (methods::is(L, "gpu_matrix") || methods::is(b, "gpu_matrix")) {
+    if (!methods::is(L, "gpu_matrix")) L <- gpu_matrix(check_square_matrix(L, "L"))
+    if (!methods::is(b, "gpu_matrix")) b <- gpu_matrix(check_numeric_matrix(b, "b"))
+    if (resolve_backend(backend) == "cpu") {
+      return(gpu_matrix(gpu_tri_solve(as.matrix(L), as.matrix(b), lower, backend = "cpu")))
+    }
+    return(new_gpu_matrix(.cpp_tri_solve_gpu(L@ptr, b@ptr, lower)))
+  }
+  L <- check_square_matrix(L, "L")
+  was_vector <- is.null(dim(b))
+  b <- check_numeric_matrix(b, "b")
+  if (nrow(b) != nrow(L)) {
+    stop(sprintf("`b` must have %d rows like `L` (it has %d)", nrow(L), nrow(b)),
+         call. = FALSE)
+  }
+  where <- resolve_backend(backend, nrow(L), getOption("clbayes.threshold.tri_inv", 500))
+  y <- .cpp_tri_solve(L, b, lower, where == "opencl")
+  if (was_vector) drop(y) else y
+}
+
+#' @rdname gpu_tri_inv
+#' @export
+gpu_tcrossprod <- function(x, backend = getOption("clbayes.backend", "auto")) {
+  if (methods::is(x, "gpu_matrix")) {
+    if (resolve_backend(backend) == "cpu") {
+      return(gpu_matrix(gpu_tcrossprod(as.matrix(x), backend = "cpu")))
+    }
+    return(new_gpu_matrix(.cpp_tcrossprod_gpu(x@ptr)))
+  }
+  x <- check_numeric_matrix(x, "x")
+  where <- resolve_backend(backend, nrow(x), getOption("clbayes.threshold.tcrossprod", 500))
+  .cpp_tcrossprod(x, where == "opencl")
+}

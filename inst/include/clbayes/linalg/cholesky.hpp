@@ -1,0 +1,177 @@
+#ifndef CLBAYES_LINALG_CHOLESKY_HPP
+#define CLBAYES_LINALG_CHOLESKY_HPP
+
+// Cholesky decomposition A = L L^T of a symmetric positive-definite matrix.
+// Device: the blocked recursion of stan-opencl.txt, section 3.3.1
+// (Louter-Nool 1992), in place on one working copy:
+//   L11 = chol(A11)                 (recursion; cholesky_block kernel at the
+//                                    smallest size)
+//   L21 = A21 (L11^{-1})^T          (batched triangular inverse + GEMM)
+//   A22 = A22 - L21 L21^T           (GEMM on the lower triangle only)
+//   L22 = chol(A22)                 (recursion)
+// CPU: Eigen's blocked LLT, which also reports the failing pivot.
+
+#include "../eigen.hpp"
+#include "../error.hpp"
+#include "../interrupt.hpp"
+#include "../kernels/cholesky.hpp"
+#include "../opencl/arithmetic.hpp"
+#include "../opencl/checks.hpp"
+#include "../opencl/initialize.hpp"
+#include "../opencl/sub_block.hpp"
+#include "../opencl/transfer.hpp"
+#include "gemm.hpp"
+#include "tri_inverse.hpp"
+
+#include <cmath>
+#include <string>
+
+namespace clbayes {
+namespace linalg {
+
+/** Relative tolerance of the symmetry checks. */
+constexpr double symmetry_tolerance = 1e-8;
+
+/** Tuning of the device recursion: the first block of a matrix of b rows
+ *  has b / partition rows (rounded down to a multiple of 32); blocks of at
+ *  most the kernel's CHOLESKY_BLOCK rows go to the single-work-group
+ *  kernel. */
+struct cholesky_tuning {
+  int partition = 4;
+};
+inline cholesky_tuning& cholesky_settings() {
+  static cholesky_tuning t;
+  return t;
+}
+
+namespace internal {
+
+inline std::string not_pd_message(long long pivot) {
+  return "is not positive definite: the leading minor of order " +
+         std::to_string(pivot) + " is not positive (pivot " + std::to_string(pivot) +
+         ")";
+}
+
+}  // namespace internal
+
+/** Throws unless the square a is symmetric to relative tolerance `tol`. */
+inline void check_symmetric(const Eigen::Ref<const Eigen::MatrixXd>& a, const char* arg,
+                            double tol = symmetry_tolerance) {
+  if (a.rows() != a.cols())
+    throw invalid_argument(arg, "must be square (it is " + std::to_string(a.rows()) +
+                                    " x " + std::to_string(a.cols()) + ")");
+  for (Eigen::Index j = 0; j < a.cols(); ++j)
+    for (Eigen::Index i = j + 1; i < a.rows(); ++i) {
+      const double x = a(i, j), y = a(j, i);
+      if (std::fabs(x - y) > tol * std::fmax(std::fabs(x), std::fabs(y)))
+        throw invalid_argument(arg, "must be symmetric (element [" + std::to_string(i + 1) +
+                                        ", " + std::to_string(j + 1) + "] differs from [" +
+                                        std::to_string(j + 1) + ", " +
+                                        std::to_string(i + 1) + "])");
+    }
+}
+
+/** In place: the lower triangle of the symmetric positive-definite `a`
+ *  becomes L (the strict upper triangle zero), or with `upper` the upper
+ *  triangle becomes U = L^T (what base::chol() returns). Only the lower
+ *  triangle of `a` is read; checks are the caller's (check_symmetric). */
+inline void cholesky_in_place(Eigen::Map<Eigen::MatrixXd>& a, bool upper = false) {
+  const Eigen::Index fail = Eigen::internal::llt_inplace<double, Eigen::Lower>::blocked(a);
+  if (fail >= 0) throw invalid_argument("x", internal::not_pd_message(fail + 1));
+  if (upper) {
+    a.triangularView<Eigen::StrictlyUpper>() = a.transpose();
+    a.triangularView<Eigen::StrictlyLower>().setZero();
+  } else {
+    a.triangularView<Eigen::StrictlyUpper>().setZero();
+  }
+}
+
+/** L with a = L L^T for the symmetric positive-definite `a` (CPU). */
+inline Eigen::MatrixXd cholesky(const Eigen::MatrixXd& a) {
+  check_symmetric(a, "x");
+  Eigen::MatrixXd l = a;
+  Eigen::Map<Eigen::MatrixXd> m(l.data(), l.rows(), l.cols());
+  cholesky_in_place(m);
+  return l;
+}
+
+#ifdef CLBAYES_OPENCL
+
+namespace internal {
+
+// Factor the b x b block at (o, o) of w in place (lower triangle).
+inline void cholesky_recursive(matrix_cl& w, int o, int b, const cl::Buffer& flag) {
+  if (b == 0) return;
+  auto& kern = opencl::kernels::cholesky_block;
+  int min_block = kern.option("CHOLESKY_BLOCK");
+  const int max_wg =
+      static_cast<int>(opencl::context::instance().info().max_work_group_size);
+  if (max_wg < min_block) min_block = max_wg;
+  if (b <= min_block) {
+    kern(cl::NDRange(b), cl::NDRange(b), w, w.rows(), o, b, flag);
+    return;
+  }
+  check_interrupt();
+  int blk = (b / cholesky_settings().partition) / 32 * 32;
+  if (blk < min_block) blk = min_block;
+  const int rest = b - blk;
+  cholesky_recursive(w, o, blk, flag);
+  const matrix_cl l11_inv = tri_inverse_block(w, o, blk);
+  // L21 = A21 L11^{-T}: into t, then back into w.
+  matrix_cl t(rest, blk);
+  gemm_block inv_t{&l11_inv, 0, 0, true, matrix_view::lower};
+  linalg::gemm(t, 0, 0, 0, gemm_block{&w, o + blk, o}, inv_t, rest, blk, blk);
+  opencl::sub_block(w, t, 0, 0, o + blk, o, rest, blk);
+  // A22 -= L21 L21^T, lower triangle only.
+  gemm_options opt;
+  opt.alpha = -1.0;
+  opt.beta = 1.0;
+  opt.lower_only = true;
+  linalg::gemm(w, o + blk, o + blk, 0, gemm_block{&t}, gemm_block{&t, 0, 0, true}, rest, rest,
+       blk, opt);
+  cholesky_recursive(w, o + blk, rest, flag);
+}
+
+}  // namespace internal
+
+/** L with a = L L^T on the device (lower view). Checks, all on the device:
+ *  square, finite, symmetric to relative tolerance, positive definite (the
+ *  error names the first pivot that is not positive). */
+inline matrix_cl cholesky(const matrix_cl& a) {
+  a.check_device("x");
+  if (a.rows() != a.cols())
+    throw invalid_argument("x", "must be square (it is " + std::to_string(a.rows()) +
+                                    " x " + std::to_string(a.cols()) + ")");
+  if (opencl::has_nonfinite(a)) throw invalid_argument("x", "contains NaN or infinite values");
+  if (!opencl::is_symmetric(a, symmetry_tolerance))
+    throw invalid_argument("x", "must be symmetric");
+  matrix_cl w = opencl::copy(a);
+  w.set_view(matrix_view::entire);
+  if (w.size() == 0) return w;
+  opencl::context& ctx = opencl::context::instance();
+  int flag_value = 0;
+  cl::Buffer flag;
+  try {
+    flag = cl::Buffer(ctx.cl_context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                      sizeof(int), &flag_value);
+  } catch (const cl::Error& e) {
+    throw opencl_error("allocating the Cholesky pivot flag", e.err());
+  }
+  internal::cholesky_recursive(w, 0, w.rows(), flag);
+  opencl::zeros_in_place(w, matrix_view::upper);  // view becomes lower
+  try {
+    // The queue is in order: this read follows every kernel above.
+    ctx.queue().enqueueReadBuffer(flag, CL_TRUE, 0, sizeof(int), &flag_value);
+  } catch (const cl::Error& e) {
+    throw opencl_error("reading the Cholesky pivot flag", e.err());
+  }
+  if (flag_value != 0) throw invalid_argument("x", internal::not_pd_message(flag_value));
+  return w;
+}
+
+#endif  // CLBAYES_OPENCL
+
+}  // namespace linalg
+}  // namespace clbayes
+
+#endif

@@ -1,0 +1,173 @@
+#ifndef CLBAYES_LINALG_CHOLESKY_GRAD_HPP
+#define CLBAYES_LINALG_CHOLESKY_GRAD_HPP
+
+// Reverse mode of the Cholesky decomposition, blocked (Murray 2016;
+// stan-opencl.txt, section 3.3.2). Given L = chol(A) and the adjoint L_adj
+// of L (lower triangles), the loop over diagonal blocks from the bottom
+// right turns L_adj into the adjoint of the lower triangle of A, A_adj.
+// With the partition of rows j:k into
+//   R = L[j:k, 0:j], D = L[j:k, j:k], B = L[k:N, 0:j], C = L[k:N, j:k]
+// and the same blocks of the adjoint:
+//   C_adj = C_adj D^{-1}
+//   B_adj -= C_adj R
+//   D_adj -= C_adj^T C
+//   S = D^{-T} sym(D^T D_adj) D^{-1}  (sym: copy the lower triangle up)
+//   R_adj -= S R + C_adj^T B
+//   D_adj = lower triangle of S with the diagonal halved.
+// The result returned is the symmetric G = (A_adj + A_adj^T) / 2: for every
+// symmetric direction V, d f = sum(G * V).
+
+#include "../eigen.hpp"
+#include "../error.hpp"
+#include "../interrupt.hpp"
+#include "../opencl/arithmetic.hpp"
+#include "../opencl/initialize.hpp"
+#include "../opencl/sub_block.hpp"
+#include "../opencl/transpose.hpp"
+#include "gemm.hpp"
+#include "tri_inverse.hpp"
+
+#include <algorithm>
+#include <string>
+
+namespace clbayes {
+namespace linalg {
+
+/** Rows per diagonal block of the blocked gradient (CPU and device). */
+inline int& cholesky_grad_block_size() {
+  static int block = 128;
+  return block;
+}
+
+namespace internal {
+
+inline void check_grad_args(long long l_rows, long long l_cols, long long a_rows,
+                            long long a_cols) {
+  if (l_rows != l_cols)
+    throw invalid_argument("L", "must be square (it is " + std::to_string(l_rows) +
+                                    " x " + std::to_string(l_cols) + ")");
+  if (a_rows != l_rows || a_cols != l_cols)
+    throw invalid_argument("L_adj", "must have the dimensions of `L` (" +
+                                        std::to_string(l_rows) + " x " +
+                                        std::to_string(l_cols) + "), not " +
+                                        std::to_string(a_rows) + " x " +
+                                        std::to_string(a_cols));
+}
+
+}  // namespace internal
+
+/** The symmetric adjoint of A given L = chol(A) and L_adj (CPU). Only the
+ *  lower triangles of `l` and `l_adj` are used. */
+inline Eigen::MatrixXd cholesky_grad(const Eigen::MatrixXd& l_in,
+                                     const Eigen::MatrixXd& l_adj) {
+  internal::check_grad_args(l_in.rows(), l_in.cols(), l_adj.rows(), l_adj.cols());
+  const int n = static_cast<int>(l_in.rows());
+  for (int i = 0; i < n; ++i)
+    if (!(l_in(i, i) > 0.0))
+      throw invalid_argument("L", "must have a positive diagonal (a Cholesky factor); "
+                                  "element " + std::to_string(i + 1) + " is not");
+  Eigen::MatrixXd l = l_in.triangularView<Eigen::Lower>();
+  Eigen::MatrixXd g = l_adj.triangularView<Eigen::Lower>();
+  const int bs = std::max(1, cholesky_grad_block_size());
+  for (int k = n; k > 0; k -= bs) {
+    check_interrupt();
+    const int j = std::max(0, k - bs);
+    const int bi = k - j, bk = n - k;
+    Eigen::MatrixXd d_inv = Eigen::MatrixXd::Identity(bi, bi);
+    l.block(j, j, bi, bi).triangularView<Eigen::Lower>().solveInPlace(d_inv);
+    if (bk > 0) {
+      g.block(k, j, bk, bi) = g.block(k, j, bk, bi) * d_inv.triangularView<Eigen::Lower>();
+      if (j > 0)
+        g.block(k, 0, bk, j).noalias() -= g.block(k, j, bk, bi) * l.block(j, 0, bi, j);
+      g.block(j, j, bi, bi).noalias() -=
+          g.block(k, j, bk, bi).transpose() * l.block(k, j, bk, bi);
+    }
+    Eigen::MatrixXd m = l.block(j, j, bi, bi).transpose().triangularView<Eigen::Upper>() *
+                        g.block(j, j, bi, bi);
+    m.triangularView<Eigen::StrictlyUpper>() = m.transpose();
+    Eigen::MatrixXd s = d_inv.transpose().triangularView<Eigen::Upper>() * m;
+    s = (s * d_inv.triangularView<Eigen::Lower>()).eval();
+    s.triangularView<Eigen::StrictlyUpper>() = s.transpose();
+    if (j > 0) {
+      g.block(j, 0, bi, j).noalias() -= s * l.block(j, 0, bi, j);
+      if (bk > 0)
+        g.block(j, 0, bi, j).noalias() -=
+            g.block(k, j, bk, bi).transpose() * l.block(k, 0, bk, j);
+    }
+    s.diagonal() *= 0.5;
+    g.block(j, j, bi, bi) = s.triangularView<Eigen::Lower>();
+  }
+  Eigen::MatrixXd out = 0.5 * g;
+  out.diagonal() *= 2.0;
+  out.triangularView<Eigen::StrictlyUpper>() = out.transpose();
+  return out;
+}
+
+#ifdef CLBAYES_OPENCL
+
+/** The symmetric adjoint of A given L = chol(A) and L_adj, on the device.
+ *  Only the lower triangles of `l` and `l_adj` are used. */
+inline matrix_cl cholesky_grad(const matrix_cl& l_in, const matrix_cl& l_adj) {
+  l_in.check_device("L");
+  l_adj.check_device("L_adj");
+  internal::check_grad_args(l_in.rows(), l_in.cols(), l_adj.rows(), l_adj.cols());
+  const int n = l_in.rows();
+  if (opencl::has_nonfinite(l_in)) throw invalid_argument("L", "contains NaN or infinite values");
+  if (opencl::has_nonfinite(l_adj))
+    throw invalid_argument("L_adj", "contains NaN or infinite values");
+  if (opencl::has_zero_diagonal(l_in))
+    throw invalid_argument("L", "must have a positive diagonal (a Cholesky factor)");
+  matrix_cl l = opencl::zeros(n, n);
+  matrix_cl g = opencl::zeros(n, n);
+  opencl::sub_block(l, l_in, 0, 0, 0, 0, n, n, matrix_view::lower);
+  opencl::sub_block(g, l_adj, 0, 0, 0, 0, n, n, matrix_view::lower);
+  const int bs = std::max(1, cholesky_grad_block_size());
+  gemm_options sub;  // X -= Y Z
+  sub.alpha = -1.0;
+  sub.beta = 1.0;
+  for (int k = n; k > 0; k -= bs) {
+    check_interrupt();
+    const int j = std::max(0, k - bs);
+    const int bi = k - j, bk = n - k;
+    const matrix_cl d_inv = tri_inverse_block(l, j, bi);
+    if (bk > 0) {
+      matrix_cl c_adj(bk, bi);
+      linalg::gemm(c_adj, 0, 0, 0, gemm_block{&g, k, j},
+           gemm_block{&d_inv, 0, 0, false, matrix_view::lower}, bk, bi, bi);
+      opencl::sub_block(g, c_adj, 0, 0, k, j, bk, bi);
+      if (j > 0) gemm(g, k, 0, 0, gemm_block{&g, k, j}, gemm_block{&l, j, 0}, bk, j, bi, sub);
+      linalg::gemm(g, j, j, 0, gemm_block{&g, k, j, true}, gemm_block{&l, k, j}, bi, bi, bk, sub);
+    }
+    matrix_cl m(bi, bi);
+    linalg::gemm(m, 0, 0, 0, gemm_block{&l, j, j, true, matrix_view::lower}, gemm_block{&g, j, j},
+         bi, bi, bi);
+    opencl::triangular_transpose(m, matrix_view::lower);
+    matrix_cl p(bi, bi);
+    linalg::gemm(p, 0, 0, 0, gemm_block{&d_inv, 0, 0, true, matrix_view::lower}, gemm_block{&m},
+         bi, bi, bi);
+    matrix_cl s(bi, bi);
+    linalg::gemm(s, 0, 0, 0, gemm_block{&p}, gemm_block{&d_inv, 0, 0, false, matrix_view::lower},
+         bi, bi, bi);
+    opencl::triangular_transpose(s, matrix_view::lower);
+    if (j > 0) {
+      linalg::gemm(g, j, 0, 0, gemm_block{&s}, gemm_block{&l, j, 0}, bi, j, bi, sub);
+      if (bk > 0)
+        linalg::gemm(g, j, 0, 0, gemm_block{&g, k, j, true}, gemm_block{&l, k, 0}, bi, j, bk, sub);
+    }
+    opencl::scalar_multiply_diagonal(s, 0.5);
+    opencl::zeros_in_place(s, matrix_view::upper);
+    opencl::sub_block(g, s, 0, 0, j, j, bi, bi);
+  }
+  // G = (A_adj + A_adj^T) / 2 from the lower-triangular A_adj.
+  matrix_cl out = opencl::scalar_multiply(g, 0.5);
+  opencl::scalar_multiply_diagonal(out, 2.0);
+  opencl::triangular_transpose(out, matrix_view::lower);
+  return out;
+}
+
+#endif  // CLBAYES_OPENCL
+
+}  // namespace linalg
+}  // namespace clbayes
+
+#endif

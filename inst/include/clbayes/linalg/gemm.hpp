@@ -1,0 +1,185 @@
+#ifndef CLBAYES_LINALG_GEMM_HPP
+#define CLBAYES_LINALG_GEMM_HPP
+
+// Host side of the GEMM family (stan-opencl.txt, section 3.1): the general
+// block product that the triangular inverse, the Cholesky and its gradient
+// are built from, plus the user-level products multiply() (with the vector
+// special cases) and multiply_transpose() (C = A A^T). The CPU paths are
+// Eigen products.
+
+#include "../eigen.hpp"
+#include "../error.hpp"
+#include "../kernels/gemm.hpp"
+#include "../kernels/matrix_vector.hpp"
+#include "../opencl/matrix_cl.hpp"
+#include "../opencl/transpose.hpp"
+
+#include <algorithm>
+
+namespace clbayes {
+namespace linalg {
+
+/** C = A A^T on the CPU: one triangle by a rank update, then mirrored. */
+inline Eigen::MatrixXd multiply_transpose(const Eigen::MatrixXd& a) {
+  Eigen::MatrixXd c = Eigen::MatrixXd::Zero(a.rows(), a.rows());
+  c.selfadjointView<Eigen::Lower>().rankUpdate(a);
+  c.triangularView<Eigen::StrictlyUpper>() = c.transpose();
+  return c;
+}
+
+#ifdef CLBAYES_OPENCL
+
+using opencl::matrix_cl;
+
+/** One operand of a block product: the block of `m` whose top-left element
+ *  is (i, j), used transposed when `trans`, with the view of the stored
+ *  block (elements outside it are treated as zero); batch item b uses the
+ *  block `stride` elements further on. */
+struct gemm_block {
+  const matrix_cl* m;
+  int i = 0;
+  int j = 0;
+  bool trans = false;
+  matrix_view view = matrix_view::entire;
+  long long stride = 0;
+};
+
+/** Options of a block product. splits = 0 lets split-k choose. */
+struct gemm_options {
+  double alpha = 1.0;
+  double beta = 0.0;
+  bool lower_only = false;
+  int batch = 1;
+  int splits = 0;
+};
+
+namespace internal {
+
+inline opencl::kernels::gemm_kernel& gemm_variant(bool ta, bool tb) {
+  using namespace opencl::kernels;
+  return ta ? (tb ? gemm_tt : gemm_tn) : (tb ? gemm_nt : gemm_nn);
+}
+
+// Bits of the kernel's `views` argument for op(X) given X's stored view.
+inline int view_bits(const gemm_block& x, int lower_bit, int upper_bit) {
+  matrix_view v = x.trans ? transpose_view(x.view) : x.view;
+  return v == matrix_view::lower ? lower_bit : v == matrix_view::upper ? upper_bit : 0;
+}
+
+inline cl_long offset(const gemm_block& x) {
+  return static_cast<cl_long>(x.j) * x.m->rows() + x.i;
+}
+
+// Split-k (section 3.1.1): when the tiles of C are too few to fill the
+// device and k is long, cut k so that about two work groups run per compute
+// unit; at least 4 tile depths per part.
+inline int choose_splits(int m, int n, int k, int tm, int tn, int tk) {
+  const long long tiles = static_cast<long long>((m + tm - 1) / tm) * ((n + tn - 1) / tn);
+  const long long want = 2LL * opencl::context::instance().info().compute_units;
+  if (tiles >= want || k < 8 * std::max(m, n)) return 1;
+  long long s = (want + tiles - 1) / tiles;
+  s = std::min<long long>(s, k / (4 * tk));
+  return static_cast<int>(std::max<long long>(1, std::min<long long>(s, 64)));
+}
+
+}  // namespace internal
+
+/** C(block at ci, cj) = alpha op(A) op(B) + beta C for op(A) m x k and
+ *  op(B) k x n; `c_stride` advances C per batch item. Dimensions are the
+ *  caller's responsibility (internal building block). */
+inline void gemm(matrix_cl& c, int ci, int cj, long long c_stride,
+                 const gemm_block& a, const gemm_block& b, int m, int n, int k,
+                 const gemm_options& opt = gemm_options()) {
+  if (m <= 0 || n <= 0 || opt.batch <= 0) return;
+  opencl::kernels::gemm_kernel& kern = internal::gemm_variant(a.trans, b.trans);
+  const std::size_t max_wg = opencl::context::instance().info().max_work_group_size;
+  if (max_wg < 256 && kern.option("TM") != 32) {  // small devices: 8 x 8 items
+    kern.set_option("TM", 32);
+    kern.set_option("TN", 32);
+  }
+  const int tm = kern.option("TM"), tn = kern.option("TN"), tk = kern.option("TK");
+  const int rtsm = tm / kern.option("WPTM"), rtsn = tn / kern.option("WPTN");
+  const int views = internal::view_bits(a, 1, 2) | internal::view_bits(b, 4, 8) |
+                    (opt.lower_only ? 16 : 0);
+  int splits = opt.splits > 0 ? opt.splits
+               : opt.batch == 1 ? internal::choose_splits(m, n, k, tm, tn, tk)
+                                : 1;
+  const cl::NDRange local(rtsm, rtsn, 1);
+  const cl::NDRange global((m + tm - 1) / tm * rtsm, (n + tn - 1) / tn * rtsn,
+                           static_cast<std::size_t>(opt.batch) * splits);
+  const cl_long c_off = static_cast<cl_long>(cj) * c.rows() + ci;
+  if (splits == 1) {
+    kern(global, local, c, *a.m, *b.m, m, n, k, internal::offset(a), a.m->rows(),
+         a.stride, internal::offset(b), b.m->rows(), b.stride, c_off, c.rows(),
+         c_stride, opt.alpha, opt.beta, views, 1);
+    return;
+  }
+  matrix_cl partial(m * n, splits);
+  kern(global, local, partial, *a.m, *b.m, m, n, k, internal::offset(a),
+       a.m->rows(), a.stride, internal::offset(b), b.m->rows(), b.stride, 0, m,
+       static_cast<cl_long>(m) * n, opt.alpha, 0.0, views, splits);
+  opencl::kernels::gemm_split_sum(cl::NDRange(m, n), c, partial, m, n, splits,
+                                  c_off, c.rows(), opt.beta, opt.lower_only ? 1 : 0);
+}
+
+/** A B on the device. The result's view follows from the operands' views
+ *  (lower times lower is lower); a vector operand uses the vector kernels. */
+inline matrix_cl multiply(const matrix_cl& a, const matrix_cl& b, int splits = 0) {
+  if (a.cols() != b.rows())
+    throw invalid_argument("y", "has " + std::to_string(b.rows()) +
+                                    " rows but `x` has " +
+                                    std::to_string(a.cols()) + " columns");
+  a.check_device("x");
+  b.check_device("y");
+  matrix_cl c(a.rows(), b.cols(), product_view(a.view(), b.view()));
+  if (c.size() == 0) return c;
+  if (a.cols() == 0) {  // an empty inner dimension: all zeros
+    linalg::gemm(c, 0, 0, 0, gemm_block{&a}, gemm_block{&b}, c.rows(), c.cols(), 0);
+    return c;
+  }
+  const int k = a.cols();
+  if (b.cols() == 1 && splits == 0) {
+    opencl::kernels::matrix_vector(cl::NDRange(a.rows()), c, a, b, a.rows(), k,
+                                   static_cast<int>(a.view()));
+    return c;
+  }
+  if (a.rows() == 1 && splits == 0) {
+    const int ls = opencl::kernels::row_vector_matrix.option("LOCAL_SIZE");
+    opencl::kernels::row_vector_matrix(cl::NDRange(static_cast<std::size_t>(b.cols()) * ls),
+                                       cl::NDRange(ls), c, a, b, k, b.cols(),
+                                       static_cast<int>(b.view()));
+    return c;
+  }
+  gemm_block ab{&a};
+  ab.view = a.view();
+  gemm_block bb{&b};
+  bb.view = b.view();
+  gemm_options opt;
+  opt.splits = splits;
+  linalg::gemm(c, 0, 0, 0, ab, bb, c.rows(), c.cols(), k, opt);
+  return c;
+}
+
+/** C = A A^T on the device (section 3.1.2): the lower triangle is computed
+ *  and mirrored onto the upper one. */
+inline matrix_cl multiply_transpose(const matrix_cl& a) {
+  a.check_device("x");
+  matrix_cl c(a.rows(), a.rows());
+  if (c.size() == 0) return c;
+  gemm_block x{&a};
+  x.view = a.view();
+  gemm_block xt = x;
+  xt.trans = true;
+  gemm_options opt;
+  opt.lower_only = true;
+  linalg::gemm(c, 0, 0, 0, x, xt, a.rows(), a.rows(), a.cols(), opt);
+  opencl::triangular_transpose(c, matrix_view::lower);
+  return c;
+}
+
+#endif  // CLBAYES_OPENCL
+
+}  // namespace linalg
+}  // namespace clbayes
+
+#endif

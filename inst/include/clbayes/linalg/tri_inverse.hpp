@@ -1,0 +1,159 @@
+#ifndef CLBAYES_LINALG_TRI_INVERSE_HPP
+#define CLBAYES_LINALG_TRI_INVERSE_HPP
+
+// Inverse of a lower-triangular matrix and triangular solves
+// (stan-opencl.txt, section 3.2.1; tri-inverse-kernels.txt). On the device
+// the batched algorithm: diag_inv inverts all small diagonal blocks at
+// once, then for block sizes s = B, 2B, 4B, ... every pair of neighbouring
+// inverted blocks C1 (top) and C2 (bottom) with the block A3 between them
+// is joined by C3 = -C2 A3 C1, as two batched products:
+// inv_lower_tri_multiply (T = C2 A3) and neg_rect_lower_tri_multiply
+// (C3 = -T C1). On the CPU, Eigen's triangular solves.
+
+#include "../eigen.hpp"
+#include "../error.hpp"
+#include "../interrupt.hpp"
+#include "../kernels/tri_inverse.hpp"
+#include "../opencl/checks.hpp"
+#include "../opencl/initialize.hpp"
+#include "../opencl/sub_block.hpp"
+#include "../opencl/transpose.hpp"
+#include "gemm.hpp"
+
+#include <string>
+
+namespace clbayes {
+namespace linalg {
+
+/** Throws unless every diagonal element of the triangular `x` is non-zero. */
+inline void check_nonsingular_triangular(const Eigen::MatrixXd& x, const char* arg) {
+  for (Eigen::Index i = 0; i < x.rows(); ++i)
+    if (x(i, i) == 0.0)
+      throw invalid_argument(arg, "is singular: diagonal element " +
+                                      std::to_string(i + 1) + " is zero");
+}
+
+/** L^{-1} for lower-triangular L (upper = false) or U^{-1} for upper U. */
+inline Eigen::MatrixXd tri_inverse(const Eigen::MatrixXd& x, bool upper = false) {
+  check_nonsingular_triangular(x, "L");
+  Eigen::MatrixXd out = Eigen::MatrixXd::Identity(x.rows(), x.rows());
+  if (upper)
+    x.triangularView<Eigen::Upper>().solveInPlace(out);
+  else
+    x.triangularView<Eigen::Lower>().solveInPlace(out);
+  return out;
+}
+
+/** Solve x y = b for triangular x (its lower or upper triangle). */
+inline Eigen::MatrixXd tri_solve(const Eigen::MatrixXd& x, const Eigen::MatrixXd& b,
+                                 bool lower = true) {
+  if (b.rows() != x.rows())
+    throw invalid_argument("b", "has " + std::to_string(b.rows()) +
+                                    " rows but `L` has " + std::to_string(x.rows()));
+  check_nonsingular_triangular(x, "L");
+  Eigen::MatrixXd y = b;
+  if (lower)
+    x.triangularView<Eigen::Lower>().solveInPlace(y);
+  else
+    x.triangularView<Eigen::Upper>().solveInPlace(y);
+  return y;
+}
+
+#ifdef CLBAYES_OPENCL
+
+namespace internal {
+
+// T_p = C2_p A3_p for the `count` pairs starting with pair `first`; pairs
+// are 2 s apart on the diagonal of the n x n matrix w, C2 is s2 x s2.
+inline void inv_lower_tri_multiply(matrix_cl& temp, const matrix_cl& w, int s,
+                                   int s2, int first, int count) {
+  const int n = w.rows();
+  const int o = 2 * s * first;
+  const long long step = 2LL * s * (n + 1);
+  gemm_block c2{&w, o + s, o + s, false, matrix_view::lower, step};
+  gemm_block a3{&w, o + s, o, false, matrix_view::entire, step};
+  gemm_options opt;
+  opt.batch = count;
+  linalg::gemm(temp, 0, first * s, static_cast<long long>(s) * s, c2, a3, s2, s, s2, opt);
+}
+
+// C3_p = -T_p C1_p, written into w below C1_p.
+inline void neg_rect_lower_tri_multiply(matrix_cl& w, const matrix_cl& temp, int s,
+                                        int s2, int first, int count) {
+  const int n = w.rows();
+  const int o = 2 * s * first;
+  const long long step = 2LL * s * (n + 1);
+  gemm_block t{&temp, 0, first * s, false, matrix_view::entire,
+               static_cast<long long>(s) * s};
+  gemm_block c1{&w, o, o, false, matrix_view::lower, step};
+  gemm_options opt;
+  opt.alpha = -1.0;
+  opt.batch = count;
+  linalg::gemm(w, o + s, o, step, t, c1, s2, s, s, opt);
+}
+
+}  // namespace internal
+
+/** The inverse of the lower triangle of the n x n block of `l` at (o, o),
+ *  computed without checks (the caller knows the diagonal is non-zero). */
+inline matrix_cl tri_inverse_block(const matrix_cl& l, int o, int n) {
+  matrix_cl w = opencl::zeros(n, n);
+  if (n == 0) return w;
+  opencl::sub_block(w, l, o, o, 0, 0, n, n, matrix_view::lower);
+  const int bs = opencl::kernels::diag_inv.option("DIAG_BLOCK");
+  const int blocks = (n + bs - 1) / bs;
+  opencl::kernels::diag_inv(cl::NDRange(static_cast<std::size_t>(blocks) * bs),
+                            cl::NDRange(bs), w, n);
+  if (blocks > 1) {
+    for (int s = bs; s < n; s *= 2) {
+      check_interrupt();
+      const int pairs = (n + s - 1) / s / 2;  // pairs of blocks of size s
+      const int last_s2 = std::min(s, n - (2 * (pairs - 1) * s + s));
+      const int full = last_s2 == s ? pairs : pairs - 1;
+      // The product T of pair p sits in columns p s .. p s + s - 1 of t.
+      matrix_cl t(s, s * pairs);
+      if (full > 0) {
+        internal::inv_lower_tri_multiply(t, w, s, s, 0, full);
+        internal::neg_rect_lower_tri_multiply(w, t, s, s, 0, full);
+      }
+      if (full < pairs) {
+        internal::inv_lower_tri_multiply(t, w, s, last_s2, pairs - 1, 1);
+        internal::neg_rect_lower_tri_multiply(w, t, s, last_s2, pairs - 1, 1);
+      }
+    }
+  }
+  w.set_view(matrix_view::lower);
+  return w;
+}
+
+/** L^{-1} of a triangular device matrix (its lower triangle, or with
+ *  `upper` its upper triangle, inverted through the transpose). */
+inline matrix_cl tri_inverse(const matrix_cl& x, bool upper = false) {
+  x.check_device("L");
+  if (x.rows() != x.cols())
+    throw invalid_argument("L", "must be square (it is " + std::to_string(x.rows()) +
+                                    " x " + std::to_string(x.cols()) + ")");
+  if (opencl::has_nonfinite(x))
+    throw invalid_argument("L", "contains NaN or infinite values");
+  if (opencl::has_zero_diagonal(x))
+    throw invalid_argument("L", "is singular: a diagonal element is zero");
+  if (!upper) return tri_inverse_block(x, 0, x.rows());
+  matrix_cl xt = opencl::transpose(x);
+  return opencl::transpose(tri_inverse_block(xt, 0, xt.rows()));
+}
+
+/** Solve x y = b on the device for triangular x, as x^{-1} b. */
+inline matrix_cl tri_solve(const matrix_cl& x, const matrix_cl& b, bool lower = true) {
+  if (b.rows() != x.rows())
+    throw invalid_argument("b", "has " + std::to_string(b.rows()) +
+                                    " rows but `L` has " + std::to_string(x.rows()));
+  matrix_cl inv = tri_inverse(x, !lower);
+  return linalg::multiply(inv, b);
+}
+
+#endif  // CLBAYES_OPENCL
+
+}  // namespace linalg
+}  // namespace clbayes
+
+#endif

@@ -1,0 +1,80 @@
+// Glue for gpu_chol() and gpu_chol_grad() (R/chol.R): convert, call the core
+// (inst/include/clbayes/linalg/cholesky*.hpp), convert back.
+
+#include "glue.hpp"
+
+#include <clbayes/linalg/cholesky.hpp>
+#include <clbayes/linalg/cholesky_grad.hpp>
+
+namespace la = clbayes::linalg;
+
+namespace {
+
+Eigen::Map<const Eigen::MatrixXd> as_map(const Rcpp::NumericMatrix& x) {
+  return Eigen::Map<const Eigen::MatrixXd>(x.begin(), x.nrow(), x.ncol());
+}
+
+Rcpp::NumericMatrix as_r(const Eigen::MatrixXd& m) {
+  Rcpp::NumericMatrix out(m.rows(), m.cols());
+  std::copy(m.data(), m.data() + m.size(), out.begin());
+  return out;
+}
+
+#ifdef CLBAYES_OPENCL
+cl_ops::matrix_cl chol_device(const cl_ops::matrix_cl& x, bool upper) {
+  cl_ops::matrix_cl l = la::cholesky(x);
+  return upper ? cl_ops::transpose(l) : std::move(l);
+}
+
+Rcpp::NumericMatrix download(const cl_ops::matrix_cl& m) {
+  Rcpp::NumericMatrix out(m.rows(), m.cols());
+  cl_ops::from_matrix_cl(m, out.begin());
+  return out;
+}
+#endif
+
+}  // namespace
+
+// x: a numeric matrix (checked in R for NA/Inf and squareness).
+// [[Rcpp::export(.cpp_chol)]]
+Rcpp::NumericMatrix cpp_chol(Rcpp::NumericMatrix x, bool upper, bool device) {
+  if (device) {
+#ifdef CLBAYES_OPENCL
+    cl_ops::matrix_cl a = cl_ops::to_matrix_cl(x.begin(), x.nrow(), x.ncol());
+    return download(chol_device(a, upper));  // the triangle travels packed
+#else
+    glue::stop_no_opencl();
+#endif
+  }
+  Rcpp::NumericMatrix out = Rcpp::clone(x);
+  Eigen::Map<Eigen::MatrixXd> m(out.begin(), out.nrow(), out.ncol());
+  la::check_symmetric(m, "x");
+  la::cholesky_in_place(m, upper);
+  return out;
+}
+
+// [[Rcpp::export(.cpp_chol_gpu)]]
+SEXP cpp_chol_gpu(SEXP x, bool upper) {
+  CLBAYES_DEVICE_ONLY(glue::wrap_matrix_cl(chol_device(glue::as_matrix_cl(x, "x"), upper)));
+}
+
+// [[Rcpp::export(.cpp_chol_grad)]]
+Rcpp::NumericMatrix cpp_chol_grad(Rcpp::NumericMatrix L, Rcpp::NumericMatrix L_adj,
+                                  bool device) {
+  if (device) {
+#ifdef CLBAYES_OPENCL
+    cl_ops::matrix_cl l = cl_ops::to_matrix_cl(L.begin(), L.nrow(), L.ncol());
+    cl_ops::matrix_cl a = cl_ops::to_matrix_cl(L_adj.begin(), L_adj.nrow(), L_adj.ncol());
+    return download(la::cholesky_grad(l, a));
+#else
+    glue::stop_no_opencl();
+#endif
+  }
+  return as_r(la::cholesky_grad(as_map(L), as_map(L_adj)));
+}
+
+// [[Rcpp::export(.cpp_chol_grad_gpu)]]
+SEXP cpp_chol_grad_gpu(SEXP L, SEXP L_adj) {
+  CLBAYES_DEVICE_ONLY(glue::wrap_matrix_cl(
+      la::cholesky_grad(glue::as_matrix_cl(L, "L"), glue::as_matrix_cl(L_adj, "L_adj"))));
+}

@@ -1,0 +1,89 @@
+// Glue for gpu_tri_inv(), gpu_tri_solve() and gpu_tcrossprod()
+// (R/linalg.R): convert, call the core (inst/include/clbayes/linalg/),
+// convert back.
+
+#include "glue.hpp"
+
+#include <clbayes/linalg/gemm.hpp>
+#include <clbayes/linalg/tri_inverse.hpp>
+
+namespace la = clbayes::linalg;
+
+namespace {
+
+Eigen::Map<const Eigen::MatrixXd> as_map(const Rcpp::NumericMatrix& x) {
+  return Eigen::Map<const Eigen::MatrixXd>(x.begin(), x.nrow(), x.ncol());
+}
+
+Rcpp::NumericMatrix as_r(const Eigen::MatrixXd& m) {
+  Rcpp::NumericMatrix out(m.rows(), m.cols());
+  std::copy(m.data(), m.data() + m.size(), out.begin());
+  return out;
+}
+
+#ifdef CLBAYES_OPENCL
+Rcpp::NumericMatrix download(const cl_ops::matrix_cl& m) {
+  Rcpp::NumericMatrix out(m.rows(), m.cols());
+  cl_ops::from_matrix_cl(m, out.begin());
+  return out;
+}
+
+cl_ops::matrix_cl upload(const Rcpp::NumericMatrix& x) {
+  return cl_ops::to_matrix_cl(x.begin(), x.nrow(), x.ncol());
+}
+#endif
+
+}  // namespace
+
+// [[Rcpp::export(.cpp_tri_inv)]]
+Rcpp::NumericMatrix cpp_tri_inv(Rcpp::NumericMatrix L, bool lower, bool device) {
+  if (device) {
+#ifdef CLBAYES_OPENCL
+    return download(la::tri_inverse(upload(L), !lower));
+#else
+    glue::stop_no_opencl();
+#endif
+  }
+  return as_r(la::tri_inverse(as_map(L), !lower));
+}
+
+// [[Rcpp::export(.cpp_tri_inv_gpu)]]
+SEXP cpp_tri_inv_gpu(SEXP L, bool lower) {
+  CLBAYES_DEVICE_ONLY(glue::wrap_matrix_cl(la::tri_inverse(glue::as_matrix_cl(L, "L"), !lower)));
+}
+
+// [[Rcpp::export(.cpp_tri_solve)]]
+Rcpp::NumericMatrix cpp_tri_solve(Rcpp::NumericMatrix L, Rcpp::NumericMatrix b, bool lower,
+                                  bool device) {
+  if (device) {
+#ifdef CLBAYES_OPENCL
+    return download(la::tri_solve(upload(L), upload(b), lower));
+#else
+    glue::stop_no_opencl();
+#endif
+  }
+  return as_r(la::tri_solve(as_map(L), as_map(b), lower));
+}
+
+// [[Rcpp::export(.cpp_tri_solve_gpu)]]
+SEXP cpp_tri_solve_gpu(SEXP L, SEXP b, bool lower) {
+  CLBAYES_DEVICE_ONLY(glue::wrap_matrix_cl(
+      la::tri_solve(glue::as_matrix_cl(L, "L"), glue::as_matrix_cl(b, "b"), lower)));
+}
+
+// [[Rcpp::export(.cpp_tcrossprod)]]
+Rcpp::NumericMatrix cpp_tcrossprod(Rcpp::NumericMatrix x, bool device) {
+  if (device) {
+#ifdef CLBAYES_OPENCL
+    return download(la::multiply_transpose(upload(x)));
+#else
+    glue::stop_no_opencl();
+#endif
+  }
+  return as_r(la::multiply_transpose(as_map(x)));
+}
+
+// [[Rcpp::export(.cpp_tcrossprod_gpu)]]
+SEXP cpp_tcrossprod_gpu(SEXP x) {
+  CLBAYES_DEVICE_ONLY(glue::wrap_matrix_cl(la::multiply_transpose(glue::as_matrix_cl(x, "x"))));
+}

@@ -1,0 +1,163 @@
+# gpu_chol() and gpu_chol_grad() against base R: chol(), finite differences
+# and closed forms. Device tests run on any OpenCL device (PoCL in CI) at
+# sizes up to 257; n = 1000 runs on the CPU path only (time on PoCL).
+
+rel_err <- function(x, y) max(abs(x - y)) / max(abs(y))
+
+toeplitz_spd <- function(n) {  # stan-opencl.txt, section 3.3.3
+  a <- n - abs(outer(seq_len(n), seq_len(n), "-"))
+  diag(a) <- n^2
+  a
+}
+
+sizes_device <- c(1, 2, 31, 32, 33, 100, 257)
+sizes_cpu <- c(sizes_device, 1000)
+
+check_chol <- function(a, backend) {
+  r <- chol(a)
+  expect_lt(rel_err(gpu_chol(a, upper = TRUE, backend = backend), r), 1e-10)
+  expect_lt(rel_err(gpu_chol(a, backend = backend), t(r)), 1e-10)
+}
+
+test_that("gpu_chol on the CPU equals chol()", {
+  for (n in sizes_cpu) {
+    check_chol(random_spd(n), "cpu")
+    check_chol(toeplitz_spd(n), "cpu")
+  }
+})
+
+test_that("gpu_chol on the device equals chol()", {
+  skip_if_no_device()
+  for (n in sizes_device) {
+    check_chol(random_spd(n), "opencl")
+    check_chol(toeplitz_spd(n), "opencl")
+  }
+})
+
+test_that("a gpu_matrix stays on the device with a triangular view", {
+  skip_if_no_device()
+  a <- random_spd(70)
+  l <- gpu_chol(gpu_matrix(a))
+  expect_s4_class(l, "gpu_matrix")
+  expect_equal(clbayes:::.cpp_view(l@ptr), "lower")
+  expect_lt(rel_err(as.matrix(l), t(chol(a))), 1e-10)
+  u <- gpu_chol(gpu_matrix(a), upper = TRUE)
+  expect_equal(clbayes:::.cpp_view(u@ptr), "upper")
+  expect_lt(rel_err(as.matrix(u), chol(a)), 1e-10)
+  # the factor reconstructs x through the device GEMM
+  expect_lt(rel_err(as.matrix(l %*% t(l)), a), 1e-12)
+  u_cpu <- gpu_chol(gpu_matrix(a), upper = TRUE, backend = "cpu")
+  expect_s4_class(u_cpu, "gpu_matrix")
+  expect_lt(rel_err(as.matrix(u_cpu), chol(a)), 1e-10)
+})
+
+test_that("gpu_chol rejects bad input with errors naming `x`", {
+  not_pd <- diag(c(2, 1, -1, 3))
+  # the failing pivot matches the order base::chol() reports
+  expect_error(chol(not_pd), "order 3")
+  backends <- if (gpu_available()) c("cpu", "opencl") else "cpu"
+  for (b in backends) {
+    expect_error(gpu_chol(matrix(1, 3, 4), backend = b), "`x` must be square")
+    expect_error(gpu_chol(matrix(c(1, NA, NA, 1), 2), backend = b), "`x` contains NA")
+    expect_error(gpu_chol(matrix(c(1, Inf, Inf, 1), 2), backend = b), "`x` contains infinite")
+    expect_error(gpu_chol(matrix(c(2, 1, 1.1, 2), 2), backend = b), "`x` must be symmetric")
+    expect_error(gpu_chol(not_pd, backend = b),
+                 "`x` is not positive definite.*order 3")
+    a <- random_spd(100)
+    a[80, 80] <- -1e4
+    expect_error(gpu_chol(a, backend = b), "order 80 ")
+    expect_error(gpu_chol("a", backend = b), "`x` must be")
+  }
+  expect_error(gpu_chol(diag(2), upper = NA), "`upper` must be TRUE or FALSE")
+  expect_error(gpu_chol(diag(2), backend = "gpu"), "`backend` must be one of")
+})
+
+test_that("gpu_chol checks data already on the device", {
+  skip_if_no_device()
+  expect_error(gpu_chol(gpu_matrix(matrix(1, 3, 4))), "`x` must be square")
+  expect_error(gpu_chol(gpu_matrix(diag(3)) / 0), "`x` contains NaN or infinite")
+  expect_error(gpu_chol(gpu_matrix(matrix(c(2, 1, 1.1, 2), 2))), "`x` must be symmetric")
+  a <- random_spd(100)
+  a[90, 90] <- -1e4
+  expect_error(gpu_chol(gpu_matrix(a)), "`x` is not positive definite.*order 90 ")
+  expect_error(gpu_chol(gpu_matrix(diag(c(1, 0, 1)))), "order 2 ")
+})
+
+# f(A) = sum(W * t(chol(A))) has L_adj = W (lower triangle).
+fd_directional <- function(a, w, v, h = 1e-6) {
+  f <- function(x) sum(w * t(chol(x)))
+  (f(a + h * v) - f(a - h * v)) / (2 * h)
+}
+
+check_grad_fd <- function(n, backend, directions = 3) {
+  a <- random_spd(n, seed = n + 1)
+  set.seed(n + 2)
+  w <- matrix(rnorm(n * n), n)
+  w[upper.tri(w)] <- 0
+  g <- gpu_chol_grad(t(chol(a)), w, backend = backend)
+  expect_equal(g, t(g), tolerance = 1e-12)
+  for (d in seq_len(directions)) {
+    v <- matrix(rnorm(n * n), n)
+    v <- v + t(v)
+    expect_equal(sum(g * v), fd_directional(a, w, v), tolerance = 1e-6)
+  }
+}
+
+test_that("gpu_chol_grad matches finite differences", {
+  for (n in c(1, 2, 5, 33, 150, 257)) check_grad_fd(n, "cpu")
+  skip_if_no_device()
+  for (n in c(1, 2, 5, 33, 257)) check_grad_fd(n, "opencl")
+})
+
+test_that("gpu_chol_grad matches closed forms", {
+  backends <- if (gpu_available()) c("cpu", "opencl") else "cpu"
+  # 2 x 2 by hand: L11 = sqrt(a), L21 = b / sqrt(a), L22 = sqrt(c - b^2 / a)
+  A <- matrix(c(4, 1.2, 1.2, 3), 2)
+  w <- matrix(c(0.7, -1.3, 0, 2.1), 2)
+  a <- A[1, 1]; b <- A[2, 1]; c <- A[2, 2]
+  l22 <- sqrt(c - b^2 / a)
+  d_a <- w[1, 1] / (2 * sqrt(a)) - w[2, 1] * b / (2 * a^1.5) + w[2, 2] * b^2 / (2 * a^2 * l22)
+  d_b <- w[2, 1] / sqrt(a) - w[2, 2] * b / (a * l22)
+  d_c <- w[2, 2] / (2 * l22)
+  G2 <- matrix(c(d_a, d_b / 2, d_b / 2, d_c), 2)
+  # n x n: G = L^-T sym(Phi(L^T W)) L^-1, Phi = lower triangle, half diagonal
+  n <- 6
+  A6 <- random_spd(n)
+  set.seed(3)
+  W6 <- matrix(rnorm(n * n), n)
+  W6[upper.tri(W6)] <- 0
+  L6 <- t(chol(A6))
+  P <- t(L6) %*% W6
+  P[upper.tri(P)] <- 0
+  diag(P) <- diag(P) / 2
+  Li <- solve(L6)
+  G6 <- t(Li) %*% ((P + t(P)) / 2) %*% Li
+  for (bk in backends) {
+    expect_equal(gpu_chol_grad(t(chol(A)), w, backend = bk), G2, tolerance = 1e-12)
+    expect_equal(gpu_chol_grad(L6, W6, backend = bk), G6, tolerance = 1e-10)
+    # 1 x 1: d sqrt(a) / da = 1 / (2 sqrt(a))
+    expect_equal(gpu_chol_grad(matrix(3), matrix(2), backend = bk), matrix(2 / 6))
+  }
+})
+
+test_that("gpu_chol_grad keeps gpu_matrix arguments on the device", {
+  skip_if_no_device()
+  a <- random_spd(40)
+  l <- t(chol(a))
+  w <- matrix(rnorm(1600), 40)
+  g <- gpu_chol_grad(gpu_matrix(l), w)
+  expect_s4_class(g, "gpu_matrix")
+  expect_lt(rel_err(as.matrix(g), gpu_chol_grad(l, w, backend = "cpu")), 1e-10)
+})
+
+test_that("gpu_chol_grad rejects bad input", {
+  backends <- if (gpu_available()) c("cpu", "opencl") else "cpu"
+  for (b in backends) {
+    expect_error(gpu_chol_grad(matrix(1, 2, 3), matrix(1, 2, 3), backend = b),
+                 "`L` must be square")
+    expect_error(gpu_chol_grad(diag(3), diag(2), backend = b),
+                 "`L_adj` must have the dimensions of `L`")
+    expect_error(gpu_chol_grad(diag(c(1, 0, 1)), diag(3), backend = b), "`L` must have a positive diagonal")
+    expect_error(gpu_chol_grad(diag(3), matrix(NA_real_, 3, 3), backend = b), "`L_adj` contains NA")
+  }
+})
