@@ -33,7 +33,7 @@ gpu_chol <- function(x, upper = FALSE,
                      backend = getOption("clbayes.backend", "auto")) {
   upper <- check_flag(upper, "upper")
   if (methods::is(x, "gpu_matrix")) {
-    if (resolve_backend(backend) == "cpu") {
+    if (resolve_backend(backend, on_device = TRUE) == "cpu") {
       return(gpu_matrix(gpu_chol(as.matrix(x), upper, backend = "cpu"),
                         view = if (upper) "upper" else "lower"))
     }
@@ -81,7 +81,7 @@ gpu_chol_grad <- function(L, L_adj, backend = getOption("clbayes.backend", "auto
     if (!methods::is(L_adj, "gpu_matrix")) {
       L_adj <- gpu_matrix(check_numeric_matrix(L_adj, "L_adj"))
     }
-    if (resolve_backend(backend) == "cpu") {
+    if (resolve_backend(backend, on_device = TRUE) == "cpu") {
       return(gpu_matrix(gpu_chol_grad(as.matrix(L), as.matrix(L_adj), backend = "cpu")))
     }
     return(new_gpu_matrix(.cpp_chol_grad_gpu(L@ptr, L_adj@ptr)))

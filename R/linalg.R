@@ -38,7 +38,7 @@ NULL
 gpu_tri_inv <- function(L, lower = TRUE, backend = getOption("clbayes.backend", "auto")) {
   lower <- check_flag(lower, "lower")
   if (methods::is(L, "gpu_matrix")) {
-    if (resolve_backend(backend) == "cpu") {
+    if (resolve_backend(backend, on_device = TRUE) == "cpu") {
       return(gpu_matrix(gpu_tri_inv(as.matrix(L), lower, backend = "cpu"),
                         view = if (lower) "lower" else "upper"))
     }
@@ -57,7 +57,7 @@ gpu_tri_solve <- function(L, b, lower = TRUE,
   if (methods::is(L, "gpu_matrix") || methods::is(b, "gpu_matrix")) {
     if (!methods::is(L, "gpu_matrix")) L <- gpu_matrix(check_square_matrix(L, "L"))
     if (!methods::is(b, "gpu_matrix")) b <- gpu_matrix(check_numeric_matrix(b, "b"))
-    if (resolve_backend(backend) == "cpu") {
+    if (resolve_backend(backend, on_device = TRUE) == "cpu") {
       return(gpu_matrix(gpu_tri_solve(as.matrix(L), as.matrix(b), lower, backend = "cpu")))
     }
     return(new_gpu_matrix(.cpp_tri_solve_gpu(L@ptr, b@ptr, lower)))
@@ -78,7 +78,7 @@ gpu_tri_solve <- function(L, b, lower = TRUE,
 #' @export
 gpu_tcrossprod <- function(x, backend = getOption("clbayes.backend", "auto")) {
   if (methods::is(x, "gpu_matrix")) {
-    if (resolve_backend(backend) == "cpu") {
+    if (resolve_backend(backend, on_device = TRUE) == "cpu") {
       return(gpu_matrix(gpu_tcrossprod(as.matrix(x), backend = "cpu")))
     }
     return(new_gpu_matrix(.cpp_tcrossprod_gpu(x@ptr)))

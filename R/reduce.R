@@ -90,7 +90,7 @@ reduce_run <- function(x, method, precision, na.rm, backend, fn) {
     where <- if (method == "naive") {
       reduce_naive_backend(backend)
     } else {
-      resolve_backend(backend, Inf, threshold)
+      resolve_backend(backend, on_device = TRUE)
     }
     if (where == "opencl") return(.cpp_sum_gpu(x@ptr, method, precision))
     x <- as.matrix(x)

@@ -50,13 +50,19 @@ test_that("resolve_backend() follows the option and the threshold", {
   expect_identical(resolve_backend("cpu"), "cpu")
   expect_error(resolve_backend("gpu"), "`backend` must be one of")
   expect_error(resolve_backend(1), "`backend` must be one of")
-  old <- options(clbayes.backend = "cpu")
+  old <- options(clbayes.backend = "cpu", clbayes.auto_cpu_device = NULL)
   on.exit(options(old))
   expect_identical(resolve_backend(), "cpu")
   skip_if_no_device()
+  options(clbayes.auto_cpu_device = TRUE)
   expect_identical(resolve_backend("auto", size = 10, threshold = 100), "cpu")
   expect_identical(resolve_backend("auto", size = 100, threshold = 100), "opencl")
   expect_identical(resolve_backend("opencl"), "opencl")
+  # without the opt-in, "auto" passes over a CPU-type OpenCL device
+  options(clbayes.auto_cpu_device = FALSE)
+  is_cpu <- with(gpu_devices(), type[selected] == "cpu")
+  expect_identical(resolve_backend("auto", size = 100, threshold = 100),
+                   if (is_cpu) "cpu" else "opencl")
 })
 
 test_that("CLBAYES_PLATFORM / CLBAYES_DEVICE select at load in a new session", {
@@ -75,4 +81,13 @@ test_that("CLBAYES_PLATFORM / CLBAYES_DEVICE select at load in a new session", {
   expect_match(ok, "TRUE")
   bad <- run(c("CLBAYES_PLATFORM=57", "CLBAYES_DEVICE=0"))
   expect_match(bad, "FALSE")
+})
+
+test_that("data already on the device keeps 'auto' on the device", {
+  skip_if_no_device()
+  old <- options(clbayes.auto_cpu_device = FALSE)
+  on.exit(options(old))
+  expect_identical(resolve_backend("auto", size = 1, threshold = 1e9, on_device = TRUE),
+                   "opencl")
+  expect_identical(resolve_backend("cpu", on_device = TRUE), "cpu")
 })

@@ -179,7 +179,8 @@ test_that("bad arguments give errors that name them", {
 test_that("the threshold option decides where 'auto' runs", {
   skip_if_no_device()
   x <- runif(100)
-  old <- options(clbayes.threshold.gpu_sum = 10, clbayes.threshold.gpu_mean = 1e9)
+  old <- options(clbayes.threshold.gpu_sum = 10, clbayes.threshold.gpu_mean = 1e9,
+                 clbayes.auto_cpu_device = TRUE)
   on.exit(options(old), add = TRUE)
   expect_lte(abs(gpu_sum(x) - sum(x)), sum_tol(x, "kahan"))
   expect_lte(abs(gpu_mean(x) - mean(x)), 1e-15)
