@@ -2,102 +2,118 @@
 # Generator token: 10BE3573-1514-4C36-9D1C-5A225CD40393
 
 .cpp_devices <- function() {
-    .Call('_clbayes_cpp_devices', PACKAGE = 'clbayes')
+    .Call(`_clbayes_cpp_devices`)
 }
 
 .cpp_opencl_built <- function() {
-    .Call('_clbayes_cpp_opencl_built', PACKAGE = 'clbayes')
+    .Call(`_clbayes_cpp_opencl_built`)
 }
 
 .cpp_select <- function(platform, device) {
-    invisible(.Call('_clbayes_cpp_select', PACKAGE = 'clbayes', platform, device))
+    invisible(.Call(`_clbayes_cpp_select`, platform, device))
 }
 
 .cpp_deselect <- function() {
-    invisible(.Call('_clbayes_cpp_deselect', PACKAGE = 'clbayes'))
+    invisible(.Call(`_clbayes_cpp_deselect`))
 }
 
 .cpp_init_device <- function() {
-    .Call('_clbayes_cpp_init_device', PACKAGE = 'clbayes')
+    .Call(`_clbayes_cpp_init_device`)
 }
 
 .cpp_available <- function() {
-    .Call('_clbayes_cpp_available', PACKAGE = 'clbayes')
+    .Call(`_clbayes_cpp_available`)
+}
+
+.cpp_glm_data <- function(x, y, upload) {
+    .Call(`_clbayes_cpp_glm_data`, x, y, upload)
+}
+
+.cpp_glm_data_dim <- function(ptr) {
+    .Call(`_clbayes_cpp_glm_data_dim`, ptr)
+}
+
+.cpp_glm_lp <- function(data, family, alpha, beta, extra, gradient, propto, use_device) {
+    .Call(`_clbayes_cpp_glm_lp`, data, family, alpha, beta, extra, gradient, propto, use_device)
+}
+
+.cpp_glm_data_on_device <- function(ptr) {
+    .Call(`_clbayes_cpp_glm_data_on_device`, ptr)
 }
 
 .cpp_gpu_matrix <- function(x, view) {
-    .Call('_clbayes_cpp_gpu_matrix', PACKAGE = 'clbayes', x, view)
+    .Call(`_clbayes_cpp_gpu_matrix`, x, view)
 }
 
 .cpp_as_matrix <- function(ptr) {
-    .Call('_clbayes_cpp_as_matrix', PACKAGE = 'clbayes', ptr)
+    .Call(`_clbayes_cpp_as_matrix`, ptr)
 }
 
 .cpp_dim <- function(ptr) {
-    .Call('_clbayes_cpp_dim', PACKAGE = 'clbayes', ptr)
+    .Call(`_clbayes_cpp_dim`, ptr)
 }
 
 .cpp_view <- function(ptr) {
-    .Call('_clbayes_cpp_view', PACKAGE = 'clbayes', ptr)
+    .Call(`_clbayes_cpp_view`, ptr)
 }
 
 .cpp_add <- function(a, b) {
-    .Call('_clbayes_cpp_add', PACKAGE = 'clbayes', a, b)
+    .Call(`_clbayes_cpp_add`, a, b)
 }
 
 .cpp_subtract <- function(a, b) {
-    .Call('_clbayes_cpp_subtract', PACKAGE = 'clbayes', a, b)
+    .Call(`_clbayes_cpp_subtract`, a, b)
 }
 
 .cpp_scalar_multiply <- function(a, s) {
-    .Call('_clbayes_cpp_scalar_multiply', PACKAGE = 'clbayes', a, s)
+    .Call(`_clbayes_cpp_scalar_multiply`, a, s)
 }
 
 .cpp_multiply <- function(a, b) {
-    .Call('_clbayes_cpp_multiply', PACKAGE = 'clbayes', a, b)
+    .Call(`_clbayes_cpp_multiply`, a, b)
 }
 
 .cpp_transpose <- function(a) {
-    .Call('_clbayes_cpp_transpose', PACKAGE = 'clbayes', a)
+    .Call(`_clbayes_cpp_transpose`, a)
 }
 
 .cpp_zeros <- function(rows, cols) {
-    .Call('_clbayes_cpp_zeros', PACKAGE = 'clbayes', rows, cols)
+    .Call(`_clbayes_cpp_zeros`, rows, cols)
 }
 
 .cpp_zero_triangle <- function(a, part) {
-    .Call('_clbayes_cpp_zero_triangle', PACKAGE = 'clbayes', a, part)
+    .Call(`_clbayes_cpp_zero_triangle`, a, part)
 }
 
 .cpp_identity <- function(rows, cols) {
-    .Call('_clbayes_cpp_identity', PACKAGE = 'clbayes', rows, cols)
+    .Call(`_clbayes_cpp_identity`, rows, cols)
 }
 
 .cpp_batch_identity <- function(n, batch) {
-    .Call('_clbayes_cpp_batch_identity', PACKAGE = 'clbayes', n, batch)
+    .Call(`_clbayes_cpp_batch_identity`, n, batch)
 }
 
 .cpp_sub_block <- function(dst, src, src_i, src_j, dst_i, dst_j, rows, cols, view) {
-    .Call('_clbayes_cpp_sub_block', PACKAGE = 'clbayes', dst, src, src_i, src_j, dst_i, dst_j, rows, cols, view)
+    .Call(`_clbayes_cpp_sub_block`, dst, src, src_i, src_j, dst_i, dst_j, rows, cols, view)
 }
 
 .cpp_triangular_transpose <- function(a, from) {
-    .Call('_clbayes_cpp_triangular_transpose', PACKAGE = 'clbayes', a, from)
+    .Call(`_clbayes_cpp_triangular_transpose`, a, from)
 }
 
 .cpp_scale_diagonal <- function(a, s) {
-    .Call('_clbayes_cpp_scale_diagonal', PACKAGE = 'clbayes', a, s)
+    .Call(`_clbayes_cpp_scale_diagonal`, a, s)
 }
 
 .cpp_has_nonfinite <- function(a) {
-    .Call('_clbayes_cpp_has_nonfinite', PACKAGE = 'clbayes', a)
+    .Call(`_clbayes_cpp_has_nonfinite`, a)
 }
 
 .cpp_is_symmetric <- function(a, tol) {
-    .Call('_clbayes_cpp_is_symmetric', PACKAGE = 'clbayes', a, tol)
+    .Call(`_clbayes_cpp_is_symmetric`, a, tol)
 }
 
 .cpp_has_zero_diagonal <- function(a) {
-    .Call('_clbayes_cpp_has_zero_diagonal', PACKAGE = 'clbayes', a)
+    .Call(`_clbayes_cpp_has_zero_diagonal`, a)
 }
 
