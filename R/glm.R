@@ -228,6 +228,9 @@ check_glm_y <- function(y, n) {
 }
 
 check_glm_vector <- function(v, arg) {
+  if (is.atomic(v) && anyNA(v)) {
+    stop(sprintf("`%s` must be finite (no NA, NaN or Inf)", arg), call. = FALSE)
+  }
   if (!is.numeric(v) || (!is.null(dim(v)) && min(dim(v)) > 1L)) {
     stop(sprintf("`%s` must be a numeric vector", arg), call. = FALSE)
   }
