@@ -91,7 +91,7 @@ gpu_glm_lp <- function(y, x, alpha, beta, family, sigma, phi, cuts,
   } else {
     if (missing(y)) stop("`y` must be given unless `x` is a gpu_glm_data object",
                          call. = FALSE)
-    x <- check_numeric_matrix(x, "x")
+    x <- check_design(x)
     y <- check_glm_y(y, nrow(x))
     dims <- dim(x)
   }
@@ -148,7 +148,7 @@ gpu_glm_lp <- function(y, x, alpha, beta, family, sigma, phi, cuts,
     }
     handle <- x$ptr
   } else {
-    handle <- .cpp_glm_data(x, y, use_device)
+    handle <- .cpp_glm_data(x, y, use_device, FALSE)  # x is checked as it is read
   }
   res <- .cpp_glm_lp(handle, family, alpha, beta, extra, gradient, propto, use_device)
   value <- res$value
@@ -189,10 +189,10 @@ gpu_glm_lp <- function(y, x, alpha, beta, family, sigma, phi, cuts,
 #' gpu_glm_lp(x = d, alpha = 0, beta = c(0.2, -0.1, 0.3), family = "poisson_log")
 #' @export
 gpu_glm_data <- function(x, y) {
-  x <- check_numeric_matrix(x, "x")
+  x <- check_design(x)
   y <- check_glm_y(y, nrow(x))
   upload <- gpu_available()
-  ptr <- .cpp_glm_data(x, y, upload)
+  ptr <- .cpp_glm_data(x, y, upload, TRUE)
   structure(list(ptr = ptr, n = nrow(x), k = ncol(x), on_device = upload),
             class = "gpu_glm_data")
 }
@@ -261,4 +261,26 @@ check_glm_beta <- function(beta, k, cat_family) {
                  length(beta)), call. = FALSE)
   }
   matrix(as.double(beta), ncol = 1L)
+}
+
+# A double matrix; NA / NaN / Inf are found by the C++ core in the pass that
+# reads x anyway (a separate is.infinite() pass here would cost more than the
+# log-likelihood itself).
+check_design <- function(x) {
+  if (is.data.frame(x)) x <- as.matrix(x)
+  if (is.null(dim(x))) {
+    if (!is.numeric(x) && !is.logical(x)) {
+      stop(sprintf("`x` must be a numeric matrix, not %s", class(x)[1L]), call. = FALSE)
+    }
+    x <- matrix(x, ncol = 1L)
+  }
+  if (length(dim(x)) != 2L) {
+    stop(sprintf("`x` must be a matrix (it has %d dimensions)", length(dim(x))),
+         call. = FALSE)
+  }
+  if (!is.numeric(x) && !is.logical(x)) {
+    stop(sprintf("`x` must be numeric, not %s", typeof(x)), call. = FALSE)
+  }
+  if (!is.double(x)) storage.mode(x) <- "double"
+  x
 }

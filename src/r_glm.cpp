@@ -23,14 +23,16 @@ glm::glm_data& as_glm_data(SEXP ptr) {
 // The handle keeps x and y alive through the external pointer's protected
 // slot: the core borrows their memory for the CPU path.
 // [[Rcpp::export(.cpp_glm_data)]]
-SEXP cpp_glm_data(Rcpp::NumericMatrix x, Rcpp::NumericVector y, bool upload) {
+SEXP cpp_glm_data(Rcpp::NumericMatrix x, Rcpp::NumericVector y, bool upload,
+                  bool check_x) {
 #ifndef CLBAYES_OPENCL
   if (upload) glue::stop_no_opencl();
 #endif
   if (y.size() != x.nrow())
     Rcpp::stop("`y` has length %d but `x` has %d rows", static_cast<int>(y.size()),
                x.nrow());
-  glm::glm_data d = glm::make_glm_data(x.begin(), y.begin(), x.nrow(), x.ncol(), upload);
+  glm::glm_data d = glm::make_glm_data(x.begin(), y.begin(), x.nrow(), x.ncol(), upload,
+                                          check_x);
   Rcpp::XPtr<glm::glm_data> ptr(new glm::glm_data(std::move(d)), true, R_NilValue,
                                 Rcpp::List::create(x, y));
   return ptr;

@@ -295,9 +295,21 @@ test_that("bad inputs give errors that name the argument", {
   expect_error(lp(y01, x, c(0, 1), c(1, 1), "bernoulli_logit"), "`alpha` must be a single number")
   expect_error(lp(y01, x, beta = c(1, 1), family = "bernoulli_logit"), "`alpha` must be given")
   x_bad <- x; x_bad[3, 2] <- NaN
-  expect_error(lp(y01, x_bad, 0, c(1, 1), "bernoulli_logit"), "`x`")
+  expect_error(lp(y01, x_bad, 0, c(1, 1), "bernoulli_logit"), "`x` contains NA, NaN or infinite")
   x_bad[3, 2] <- Inf
-  expect_error(lp(y01, x_bad, 0, c(1, 1), "bernoulli_logit"), "`x`")
+  expect_error(lp(y01, x_bad, 0, c(1, 1), "bernoulli_logit"), "`x` contains NA, NaN or infinite")
+  x_bad[3, 2] <- NA
+  expect_error(lp(y01, x_bad, 0, c(1, 1), "bernoulli_logit"), "`x` contains NA, NaN or infinite")
+  # in a late row block of a larger x, on every path
+  x_big <- matrix(rnorm(10000), 5000, 2)
+  x_big[4801, 1] <- -Inf
+  y_big <- rep(0:1, 2500)
+  for (be in backends()) {
+    expect_error(gpu_glm_lp(y_big, x_big, 0, c(1, 1), "bernoulli_logit", backend = be),
+                 "`x` contains NA, NaN or infinite", label = be)
+  }
+  expect_error(gpu_glm_data(x_big, y_big), "`x` contains NA, NaN or infinite")
+  expect_error(lp(y01, matrix("a", 10, 2), 0, c(1, 1), "bernoulli_logit"), "`x` must be numeric")
   expect_error(lp(replace(y01, 2, 2), x, 0, c(1, 1), "bernoulli_logit"), "`y` must be 0 or 1")
   expect_error(lp(replace(y01, 2, NA), x, 0, c(1, 1), "bernoulli_logit"), "`y` must be finite")
   expect_error(lp(replace(y01, 2, -1), x, 0, c(1, 1), "poisson_log"), "`y` must be non-negative whole")

@@ -25,8 +25,9 @@ inline int cpu_block_rows(int k) {
 /**
  * Log density of the GLM `p.fam` for the n x k column-major x and y, with
  * the gradient when `gradient`; `propto` drops the terms that depend on y
- * and x alone. Shapes are checked here; values (support of y, positive
- * sigma, ...) are the caller's to check, with check_glm_values/check_glm_y.
+ * and x alone. Shapes and the finiteness of x are checked here; values (support of y,
+ * positive sigma, ...) are the caller's to check, with check_glm_values and
+ * check_glm_y.
  */
 inline glm_result glm_lp_cpu(const double* x, const double* y, int n, int k,
                              const glm_params& p, bool gradient, bool propto) {
@@ -52,7 +53,11 @@ inline glm_result glm_lp_cpu(const double* x, const double* y, int n, int k,
     if ((i0 / rows) % 64 == 63) check_interrupt();
     const int m = std::min(rows, n - i0);
     auto Xb = X.middleRows(i0, m);
-    eta.topRows(m).noalias() = Xb * B;
+    // Checked here, while the block is in cache, instead of in a pass of its own.
+    if (!Xb.allFinite()) throw invalid_argument("x", "contains NA, NaN or infinite values");
+    // One predictor: matrix-vector products (GEMV); several: GEMM.
+    if (ne == 1) eta.col(0).head(m).noalias() = Xb * B.col(0);
+    else eta.topRows(m).noalias() = Xb * B;
     double block_lp = 0;
     for (int r = 0; r < m; ++r) {
       const int i = i0 + r;
@@ -108,7 +113,8 @@ inline glm_result glm_lp_cpu(const double* x, const double* y, int n, int k,
     } else if (p.n_alpha == 1) {
       res.d_alpha[0] += d.col(0).head(m).sum();
     }
-    dB.noalias() += Xb.transpose() * d.topRows(m);
+    if (ne == 1) dB.col(0).noalias() += Xb.transpose() * d.col(0).head(m);
+    else dB.noalias() += Xb.transpose() * d.topRows(m);
   }
   res.value = lp;
   return res;

@@ -27,10 +27,12 @@ struct glm_data {
 #endif
 };
 
-/** Describe host data; with `upload` (device builds only) copy it to the
- *  selected device too. */
+/** Describe host data. With `upload` copy x and y to the selected device
+ *  and check there that x is finite; without, check x on the host when
+ *  `check_x` (the CPU path checks each block anyway, so a one-off call can
+ *  skip this extra pass). */
 inline glm_data make_glm_data(const double* x, const double* y, int n, int k,
-                              bool upload) {
+                              bool upload, bool check_x = true) {
   glm_data d;
   d.x = x;
   d.y = y;
@@ -38,6 +40,9 @@ inline glm_data make_glm_data(const double* x, const double* y, int n, int k,
   d.k = k;
   d.ys = summarise_y(y, n);
   if (!d.ys.finite) throw invalid_argument("y", "must be finite (no NA, NaN or Inf)");
+  if (!upload && check_x)
+    for (long long i = 0; i < static_cast<long long>(n) * k; ++i)
+      if (!(x[i] - x[i] == 0)) throw invalid_argument("x", "contains NA, NaN or infinite values");
 #ifdef CLBAYES_OPENCL
   if (upload) d.device = std::make_shared<glm_data_cl>(to_glm_data_cl(x, y, n, k));
 #else
