@@ -1,13 +1,13 @@
 // Benchmark of glm_lp (value + gradient) on the device and the CPU path.
 //
 // Build (from inst/bench; .bench-deps holds Eigen/ and CL/opencl.hpp):
-//   g++ -std=c++17 -O3 -march=native -DCLBAYES_OPENCL -I ../include \
-//       -I ../../.bench-deps bench_glm.cpp -lOpenCL -o bench_glm
+//   g++ -std=c++17 -O3 -march=native -DCLBAYES_OPENCL -I ../include -I ../../.bench-deps bench_glm.cpp -lOpenCL -o bench_glm
 // Run:
 //   ./bench_glm                       the sizes (needs ~4 GB on host and device)
 //   ./bench_glm --reps 5 20000x50     small sizes for PoCL; any number of NxK
 //   ./bench_glm --family poisson_log 100000x100
-// Tuning knobs of the kernel: --rows R --chunk C --max-group G --groups-per-cu U.
+// Tuning knobs of the kernel (glm::glm_launch): --rows R --chunk C --max-group G
+// --groups-per-cu U --reduce-group W.
 //
 // For each case: the device and CPU results are compared first (max relative
 // error over value and gradient), then each is timed: one warm-up, then the
@@ -164,11 +164,12 @@ int main(int argc, char** argv) {
     else if (s == "--chunk") tune.chunk = std::atoi(next());
     else if (s == "--max-group") tune.max_group = std::atoi(next());
     else if (s == "--groups-per-cu") tune.groups_per_cu = std::atoi(next());
+    else if (s == "--reduce-group") tune.reduce_group = std::atoi(next());
     else {
       int n = 0, k = 0;
       if (std::sscanf(s.c_str(), "%dx%d", &n, &k) != 2 || n < 1 || k < 1) {
         std::fprintf(stderr, "usage: %s [--reps R] [--family F] [--rows R] [--chunk C] "
-                             "[--max-group G] [--groups-per-cu U] [NxK ...]\n", argv[0]);
+                             "[--max-group G] [--groups-per-cu U] [--reduce-group W] [NxK ...]\n", argv[0]);
         return 2;
       }
       sizes.push_back({n, k});
@@ -200,8 +201,10 @@ int main(int argc, char** argv) {
     auto& ctx = clbayes::opencl::context::instance();
     const bool dev = ctx.selected();
     std::printf("device: %s\n", dev ? ctx.info().name.c_str() : "(none: CPU path only)");
-    std::printf("knobs: rows %d, chunk %d, max-group %d, groups-per-cu %d; median of %d runs\n\n",
-                tune.rows, tune.chunk, tune.max_group, tune.groups_per_cu, reps);
+    std::printf("knobs: rows %d, chunk %d, max-group %d, groups-per-cu %d, reduce-group %d; "
+                "median of %d runs\n\n",
+                tune.rows, tune.chunk, tune.max_group, tune.groups_per_cu, tune.reduce_group,
+                reps);
     std::printf("| family | n | k | max rel err | device lp+grad ms | GB/s | device lp ms | "
                 "+ upload ms | CPU lp+grad ms | CPU GB/s | CPU / device |\n");
     std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");

@@ -2,9 +2,11 @@
 #define CLBAYES_GLM_GLM_OPENCL_HPP
 
 // The device path of glm_lp: data resident on the device (glm_data_cl, made
-// once), parameters uploaded per call (a few kilobytes), one fused kernel
-// (kernels/glm_lp.hpp), and the per-group partial sums finished on the host
-// (stan-opencl.txt section 3.4).
+// once), parameters uploaded per call in one write, one fused kernel
+// (kernels/glm_lp.hpp), and its per-group partial sums finished by a second
+// tiny kernel (stan-opencl.txt section 3.4), so that a call moves only the
+// parameters up and the value and gradient down. The buffers of a call are
+// kept with the data and reused by the next call of the same shape.
 
 #include "../kernels/glm_lp.hpp"
 #include "../opencl/checks.hpp"
@@ -19,12 +21,22 @@
 namespace clbayes {
 namespace glm {
 
-/** x (n x k) and y (n) on the selected device. */
+/** Device buffers of one call, reused by the next. */
+struct glm_workspace {
+  std::vector<double> host;     // parameters, staged for the upload
+  opencl::matrix_cl params;     // alpha, beta, extra
+  opencl::matrix_cl partials;   // groups x stride
+  opencl::matrix_cl sums;       // stride
+  opencl::matrix_cl row_grad;   // n x 2, when a gradient is per row
+};
+
+/** x (n x k) and y (n) on the selected device, with the call workspace. */
 struct glm_data_cl {
   opencl::matrix_cl x;
   opencl::matrix_cl y;
   int n = 0;
   int k = 0;
+  mutable glm_workspace work;
 };
 
 /** Copy x and y to the device once; checks x for NaN / Inf there. */
@@ -45,16 +57,44 @@ struct glm_launch {
   int chunk = 8;          // CHUNK: columns per work item (target)
   int max_group = 512;    // cap on ROWS * PARTS (registers per work item)
   int groups_per_cu = 8;  // persistent groups per compute unit
+  int reduce_group = 64;  // work-group size of the finishing reduction
 };
 
 namespace internal {
 
-/** A device copy of m values, padded to one element so that a kernel
- *  argument always has a buffer. */
-inline opencl::matrix_cl upload(const double* v, long long m) {
-  const double zero = 0;
-  if (m <= 0) return opencl::to_matrix_cl(&zero, 1, 1);
-  return opencl::to_matrix_cl(v, static_cast<int>(m), 1);
+/** m as a rows x 1 device matrix (at least one row, so that a kernel
+ *  argument always has a buffer), reallocated only when its size changes. */
+inline void ensure(opencl::matrix_cl& m, long long rows) {
+  rows = std::max<long long>(rows, 1);
+  if (m.rows() != rows || m.cols() != 1 || !m.on_current_device())
+    m = opencl::matrix_cl(static_cast<int>(rows), 1);
+}
+
+/** Enqueue a copy of host[0 .. size) into m without waiting; the caller
+ *  keeps host alive until a later blocking read on the in-order queue. */
+inline void write_async(opencl::matrix_cl& m, const std::vector<double>& host) {
+  try {
+    std::vector<cl::Event> waits = m.read_write_events();
+    cl::Event ev;
+    opencl::context::instance().queue().enqueueWriteBuffer(
+        m.buffer(), CL_FALSE, 0, sizeof(double) * host.size(), host.data(),
+        waits.empty() ? nullptr : &waits, &ev);
+    m.add_write_event(ev);
+  } catch (const cl::Error& e) {
+    throw opencl_error(std::string(e.what()) + " copying GLM parameters to the device",
+                       e.err());
+  }
+}
+
+/** Blocking read of the first m values of the device vector v. */
+inline void read_head(const opencl::matrix_cl& v, double* out, int m) {
+  try {
+    std::vector<cl::Event> waits = v.write_events();
+    opencl::context::instance().queue().enqueueReadBuffer(
+        v.buffer(), CL_TRUE, 0, sizeof(double) * m, out, waits.empty() ? nullptr : &waits);
+  } catch (const cl::Error& e) {
+    throw opencl_error(std::string(e.what()) + " reading GLM sums from the device", e.err());
+  }
 }
 
 }  // namespace internal
@@ -112,47 +152,55 @@ inline glm_result glm_lp_opencl(const glm_data_cl& data, const glm_params& p,
   const int extra_per_row = n_cuts == 0 && p.n_extra > 1 ? 1 : 0;
   const bool row_out = gradient && (alpha_per_row || extra_per_row);
 
-  opencl::matrix_cl partials(static_cast<int>(groups * stride), 1);
-  opencl::matrix_cl row_grad(row_out ? n : 1, row_out ? 2 : 1);
-  opencl::matrix_cl alpha = internal::upload(p.alpha, p.n_alpha);
-  opencl::matrix_cl beta = internal::upload(p.beta, static_cast<long long>(k) * ne);
-  opencl::matrix_cl extra = internal::upload(p.extra, p.n_extra);
+  // alpha, beta, extra in one buffer, one upload.
+  glm_workspace& w = data.work;
+  const long long n_beta = static_cast<long long>(k) * ne;
+  w.host.assign(p.alpha, p.alpha + p.n_alpha);
+  w.host.insert(w.host.end(), p.beta, p.beta + n_beta);
+  w.host.insert(w.host.end(), p.extra, p.extra + p.n_extra);
+  if (w.host.empty()) w.host.push_back(0.0);
+  internal::ensure(w.params, static_cast<long long>(w.host.size()));
+  internal::write_async(w.params, w.host);
+  internal::ensure(w.partials, groups * stride);
+  internal::ensure(w.sums, stride);
+  internal::ensure(w.row_grad, row_out ? 2LL * n : 1);
 
   auto& kern = opencl::kernels::glm_lp;
   kern.set_option("FAMILY", static_cast<int>(p.fam));
   kern.set_option("NETA", ne);
   kern.set_option("ROWS", rows);
-  kern.set_option("PARTS", parts);
   kern.set_option("CHUNK", chunk);
   const int wg = rows * parts;
-  kern(cl::NDRange(static_cast<std::size_t>(groups) * wg), cl::NDRange(wg), partials,
-       row_grad, data.x, data.y, alpha, beta, extra, n, k, alpha_per_row, extra_per_row,
-       n_cuts, gradient ? 1 : 0, propto ? 1 : 0,
+  kern(cl::NDRange(static_cast<std::size_t>(groups) * wg), cl::NDRange(wg), w.partials,
+       w.row_grad, data.x, data.y, w.params, p.n_alpha, static_cast<int>(p.n_alpha + n_beta),
+       n, k, alpha_per_row, extra_per_row, n_cuts, gradient ? 1 : 0, propto ? 1 : 0,
        cl::Local(sizeof(double) * ne * wg), cl::Local(sizeof(double) * (ne + 3) * rows),
        cl::Local(sizeof(double) * std::max(n_cuts, 1)));
 
-  std::vector<double> part(static_cast<std::size_t>(groups * stride));
-  opencl::from_matrix_cl(partials, part.data());
+  // Finish the partial sums on the device: all columns, or the value alone.
+  int rwg = 1;
+  while (rwg * 2 <= std::min(tune.reduce_group, max_wg)) rwg *= 2;
+  auto& red = opencl::kernels::glm_lp_reduce;
+  red.set_option("REDUCE_WG", rwg);
+  const int n_sums = gradient ? static_cast<int>(stride) : 1;
+  red(cl::NDRange(static_cast<std::size_t>(n_sums) * rwg), cl::NDRange(rwg), w.sums,
+      w.partials, groups, static_cast<int>(stride));
+
+  std::vector<double> q(static_cast<std::size_t>(stride));
   std::vector<double> rg;
   if (row_out) {
     rg.resize(static_cast<std::size_t>(2) * n);
-    opencl::from_matrix_cl(row_grad, rg.data());
+    opencl::from_matrix_cl(w.row_grad, rg.data());
   }
-
-  for (int g = 0; g < groups; ++g) res.value += part[g * stride];
+  internal::read_head(w.sums, q.data(), n_sums);
+  res.value = q[0];
   if (!gradient) return res;
-  for (int g = 0; g < groups; ++g) {
-    const double* q = &part[g * stride];
-    if (!alpha_per_row)
-      for (int e = 0; e < p.n_alpha; ++e) res.d_alpha[e] += q[1 + e];
-    for (long long j = 0; j < static_cast<long long>(k) * ne; ++j)
-      res.d_beta[j] += q[1 + ne + j];
-    if (n_cuts > 0) {
-      for (int c = 0; c < n_cuts; ++c) res.d_extra[c] += q[2 + ne + static_cast<long long>(k) * ne + c];
-    } else if (p.n_extra == 1) {
-      res.d_extra[0] += q[1 + ne + static_cast<long long>(k) * ne];
-    }
-  }
+  if (!alpha_per_row) std::copy(q.begin() + 1, q.begin() + 1 + p.n_alpha, res.d_alpha.begin());
+  std::copy(q.begin() + 1 + ne, q.begin() + 1 + ne + n_beta, res.d_beta.begin());
+  if (n_cuts > 0)
+    std::copy(q.begin() + 2 + ne + n_beta, q.end(), res.d_extra.begin());
+  else if (p.n_extra == 1)
+    res.d_extra[0] = q[1 + ne + n_beta];
   if (alpha_per_row) std::copy(rg.begin(), rg.begin() + n, res.d_alpha.begin());
   if (extra_per_row) std::copy(rg.begin() + n, rg.end(), res.d_extra.begin());
   return res;

@@ -19,7 +19,8 @@
 //
 // FAMILY selects the row formulas (the numbers of glm::family); they match
 // glm/row_math.hpp, the CPU path. NETA is the number of linear predictors
-// (categories of categorical_logit, else 1). ROWS must be a power of two.
+// (categories of categorical_logit, else 1). ROWS must be a power of two;
+// the local size is ROWS x PARTS.
 
 #include "../opencl/kernel_cl.hpp"
 
@@ -30,7 +31,9 @@ namespace opencl {
 namespace kernels {
 
 inline const char* glm_lp_source = R"(
-#define WG (ROWS * PARTS)
+/* PARTS is the local size over ROWS, not a define: fewer program variants. */
+#define WG ((int)get_local_size(0))
+#define PARTS (WG / ROWS)
 #define HALF_LOG_TWO_PI 0.91893853320467274178
 
 double softplus(double u) { return fmax(u, 0.0) + log1p(exp(-fabs(u))); }
@@ -50,6 +53,14 @@ double digamma_pos(double x) {
                    f * (-1.0 / 132 + f * (691.0 / 32760 + f * (-1.0 / 12)))))));
   return r + log(x) - 0.5 / x + t;
 }
+
+/* dst = columns j0 .. j0 + CHUNK - 1 of row `row` of x, zero outside x. */
+#define LOAD_ROW(dst, row)                                                    \
+  do {                                                                        \
+    const long row_ = (row);                                                  \
+    for (int c_ = 0; c_ < CHUNK; ++c_)                                        \
+      dst[c_] = (row_ < n && j0 + c_ < k) ? x[(long)(j0 + c_) * n + row_] : 0.0; \
+  } while (0)
 
 /* Sum of v over the ROWS items of each part; every item gets its part's sum. */
 double sum_rows(__local double* scratch, double v, int lid, int r, int p) {
@@ -72,19 +83,23 @@ double sum_rows(__local double* scratch, double v, int lid, int r, int p) {
  * row_grad  out, per-row gradients: [i] d alpha_i when alpha_per_row,
  *           [n + i] d sigma_i or d phi_i when extra_per_row
  * x         n x k, column-major; y: n values
- * alpha     1, n or NETA values; beta: k x NETA; extra: sigma, phi or cuts
+ * params    alpha (1, n or NETA values) from 0, beta (k x NETA) from
+ *           beta_at, extra (sigma, phi or cuts) from extra_at
  * gradient  0: only lp is meaningful; propto: drop terms of y and x alone
  * eta_part  local, NETA * WG doubles; row_d: local, (NETA + 3) * ROWS;
  * cut_acc   local, max(n_cuts, 1) doubles
- * Local size WG = ROWS * PARTS; any number of groups.
+ * Local size WG = ROWS * PARTS, PARTS * CHUNK >= k; any number of groups.
  */
 __kernel void glm_lp(__global double* partials, __global double* row_grad,
                      __global const double* x, __global const double* y,
-                     __global const double* alpha, __global const double* beta,
-                     __global const double* extra, int n, int k,
+                     __global const double* params, int beta_at, int extra_at,
+                     int n, int k,
                      int alpha_per_row, int extra_per_row, int n_cuts,
                      int gradient, int propto, __local double* eta_part,
                      __local double* row_d, __local double* cut_acc) {
+  __global const double* alpha = params;
+  __global const double* beta = params + beta_at;
+  __global const double* extra = params + extra_at;
   const int lid = get_local_id(0);
   const int r = lid % ROWS;
   const int p = lid / ROWS;
@@ -101,12 +116,12 @@ __kernel void glm_lp(__global double* partials, __global double* row_grad,
   for (int e = 0; e < NETA; ++e) alpha_acc[e] = 0.0;
   for (int c = lid; c < n_cuts; c += WG) cut_acc[c] = 0.0;  /* owned by lid */
 
-  for (long block = get_group_id(0); block * ROWS < n; block += get_num_groups(0)) {
+  const long step = get_num_groups(0);
+  double xr[CHUNK], xn[CHUNK];
+  LOAD_ROW(xr, get_group_id(0) * ROWS + r);
+  for (long block = get_group_id(0); block * ROWS < n; block += step) {
     const long i = block * ROWS + r;
     const int valid = i < n;
-    double xr[CHUNK];
-    for (int c = 0; c < CHUNK; ++c)
-      xr[c] = (valid && j0 + c < k) ? x[(long)(j0 + c) * n + i] : 0.0;
     for (int e = 0; e < NETA; ++e) {
       double s = 0.0;
       for (int c = 0; c < CHUNK; ++c) s += xr[c] * b[c][e];
@@ -199,6 +214,8 @@ __kernel void glm_lp(__global double* partials, __global double* row_grad,
       row_d[(NETA + 1) * ROWS + r] = d_up;
       row_d[(NETA + 2) * ROWS + r] = yi;
     }
+    /* the next block's loads overlap the row formulas and the barrier */
+    LOAD_ROW(xn, (block + step) * ROWS + r);
     barrier(CLK_LOCAL_MEM_FENCE);
     if (gradient) {
       for (int c = 0; c < CHUNK; ++c)
@@ -216,6 +233,7 @@ __kernel void glm_lp(__global double* partials, __global double* row_grad,
       }
 #endif
     }
+    for (int c = 0; c < CHUNK; ++c) xr[c] = xn[c];
   }
 
   const int stride = 2 + NETA + k * NETA + n_cuts;
@@ -241,13 +259,41 @@ __kernel void glm_lp(__global double* partials, __global double* row_grad,
 }
 )";
 
-/** Options: FAMILY (glm::family), NETA, ROWS (power of two), PARTS, CHUNK;
- *  glm_lp_opencl sets all five for each call. */
-inline kernel_cl<out_buffer, out_buffer, in_buffer, in_buffer, in_buffer, in_buffer,
-                 in_buffer, int, int, int, int, int, int, int, cl::LocalSpaceArg,
-                 cl::LocalSpaceArg, cl::LocalSpaceArg>
+inline const char* glm_lp_reduce_source = R"(
+/**
+ * sums[c] = sum over g < groups of partials[g * stride + c], for the first
+ * get_num_groups(0) columns: one work group of REDUCE_WG items per column,
+ * a tree in local memory. Finishes glm_lp's partial sums on the device, so
+ * that only `stride` numbers cross the bus.
+ */
+__kernel void glm_lp_reduce(__global double* sums, __global const double* partials,
+                            int groups, int stride) {
+  __local double s[REDUCE_WG];
+  const int c = get_group_id(0);
+  const int lid = get_local_id(0);
+  double v = 0.0;
+  for (int g = lid; g < groups; g += REDUCE_WG) v += partials[(long)g * stride + c];
+  s[lid] = v;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int h = REDUCE_WG / 2; h > 0; h >>= 1) {
+    if (lid < h) s[lid] += s[lid + h];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (lid == 0) sums[c] = s[0];
+}
+)";
+
+/** Options: FAMILY (glm::family), NETA, ROWS (power of two), CHUNK;
+ *  glm_lp_opencl sets all four for each call. */
+inline kernel_cl<out_buffer, out_buffer, in_buffer, in_buffer, in_buffer, int, int, int,
+                 int, int, int, int, int, int, cl::LocalSpaceArg, cl::LocalSpaceArg,
+                 cl::LocalSpaceArg>
     glm_lp("glm_lp", glm_lp_source,
-           {{"FAMILY", 0}, {"NETA", 1}, {"ROWS", 32}, {"PARTS", 1}, {"CHUNK", 8}});
+           {{"FAMILY", 0}, {"NETA", 1}, {"ROWS", 32}, {"CHUNK", 8}});
+
+/** Option: REDUCE_WG, the work-group size (a power of two). */
+inline kernel_cl<out_buffer, in_buffer, int, int> glm_lp_reduce(
+    "glm_lp_reduce", glm_lp_reduce_source, {{"REDUCE_WG", 64}});
 
 }  // namespace kernels
 }  // namespace opencl
