@@ -7,7 +7,7 @@
 //   ./bench_glm --reps 5 20000x50     small sizes for PoCL; any number of NxK
 //   ./bench_glm --family poisson_log 100000x100
 // Tuning knobs of the kernel (glm::glm_launch): --rows R --chunk C --max-group G
-// --groups-per-cu U --reduce-group W.
+// --groups-per-cu U --reduce-group W --max-chunk M.
 //
 // For each case: the device and CPU results are compared first (max relative
 // error over value and gradient), then each is timed: one warm-up, then the
@@ -165,11 +165,13 @@ int main(int argc, char** argv) {
     else if (s == "--max-group") tune.max_group = std::atoi(next());
     else if (s == "--groups-per-cu") tune.groups_per_cu = std::atoi(next());
     else if (s == "--reduce-group") tune.reduce_group = std::atoi(next());
+    else if (s == "--max-chunk") tune.max_chunk = std::atoi(next());
     else {
       int n = 0, k = 0;
       if (std::sscanf(s.c_str(), "%dx%d", &n, &k) != 2 || n < 1 || k < 1) {
         std::fprintf(stderr, "usage: %s [--reps R] [--family F] [--rows R] [--chunk C] "
-                             "[--max-group G] [--groups-per-cu U] [--reduce-group W] [NxK ...]\n", argv[0]);
+                             "[--max-group G] [--groups-per-cu U] [--reduce-group W] [--max-chunk M] "
+                             "[NxK ...]\n", argv[0]);
         return 2;
       }
       sizes.push_back({n, k});

@@ -208,12 +208,15 @@ test_that("k = 1 and k > n work on both paths", {
   }
 })
 
-test_that("a wide design (k = 300) and many categories work on the device", {
+test_that("wide designs (k = 300, 5000) and many categories work on the device", {
   skip_if_no_device()
   d <- sim_glm("bernoulli_logit", 700, 300, seed = 5)
   expect_paths_agree(d, "bernoulli_logit", "k = 300")
   d <- sim_glm("categorical_logit", 500, 7, n_cat = 9, seed = 6)
   expect_paths_agree(d, "categorical_logit", "C = 9")
+  # k = 5000: blocks of fewer rows, each work item holding 20 columns
+  d <- sim_glm("normal_id", 60, 5000, seed = 12)
+  expect_paths_agree(d, "normal_id", "k = 5000")
 })
 
 test_that("large n on the CPU path matches base R value and gradient", {

@@ -57,6 +57,7 @@ struct glm_launch {
   int chunk = 8;          // CHUNK: columns per work item (target)
   int max_group = 512;    // cap on ROWS * PARTS (registers per work item)
   int groups_per_cu = 8;  // persistent groups per compute unit
+  int max_chunk = 32;     // most columns per work item before rows shrink
   int reduce_group = 64;  // work-group size of the finishing reduction
 };
 
@@ -121,14 +122,20 @@ inline glm_result glm_lp_opencl(const glm_data_cl& data, const glm_params& p,
   // Shape: PARTS items share a row, CHUNK columns each, in registers.
   const int max_wg = static_cast<int>(
       std::min<std::size_t>(info.max_work_group_size, static_cast<std::size_t>(tune.max_group)));
-  int rows = tune.rows;
-  while (rows > 1 && rows > max_wg) rows /= 2;
-  int chunk = std::max(1, tune.chunk / std::min(ne, tune.chunk));
-  int parts = std::max(1, (k + chunk - 1) / chunk);
-  if (parts * rows > max_wg) {
-    parts = std::max(1, max_wg / rows);
-    chunk = (k + parts - 1) / parts;
-    parts = (k + chunk - 1) / chunk;
+  // A wide x first takes more items per row; past max_chunk columns per
+  // item (registers spill) the blocks get fewer rows instead.
+  // At least 4 rows: PoCL 3 miscompiled (or aborted on) work groups of one
+  // or two items.
+  int rows = 1;
+  while (rows * 2 <= std::min(std::max(tune.rows, 4), max_wg)) rows *= 2;
+  const int chunk_target = std::max(1, tune.chunk / std::min(ne, std::max(tune.chunk, 1)));
+  int chunk = chunk_target, parts = 1;
+  for (;;) {
+    const int max_parts = std::max(1, max_wg / rows);
+    chunk = std::max(chunk_target, (k + max_parts - 1) / max_parts);
+    parts = std::max(1, (k + chunk - 1) / chunk);
+    if (chunk <= tune.max_chunk || rows == 1) break;
+    rows /= 2;
   }
   // Local memory: NETA * WG + (NETA + 3) * ROWS + cuts doubles.
   const int n_cuts = p.fam == family::ordered_logistic ? p.n_extra : 0;

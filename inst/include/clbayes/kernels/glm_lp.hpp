@@ -62,18 +62,6 @@ double digamma_pos(double x) {
       dst[c_] = (row_ < n && j0 + c_ < k) ? x[(long)(j0 + c_) * n + row_] : 0.0; \
   } while (0)
 
-/* Sum of v over the ROWS items of each part; every item gets its part's sum. */
-double sum_rows(__local double* scratch, double v, int lid, int r, int p) {
-  barrier(CLK_LOCAL_MEM_FENCE);
-  scratch[lid] = v;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (int s = ROWS / 2; s > 0; s >>= 1) {
-    if (r < s) scratch[lid] += scratch[lid + s];
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
-  return scratch[p * ROWS];
-}
-
 /**
  * Log density of a GLM and its gradient, partial sums per work group.
  *
@@ -238,24 +226,40 @@ __kernel void glm_lp(__global double* partials, __global double* row_grad,
 
   const int stride = 2 + NETA + k * NETA + n_cuts;
   __global double* out = partials + (long)get_group_id(0) * stride;
-  /* Each item owns its cuts, so no barrier is needed. Written before the
-     reductions: PoCL 3 corrupted memory when this loop came after them. */
+  /* Each item owns its cuts: no barrier needed. */
   if (gradient)
     for (int c = lid; c < n_cuts; c += WG) out[2 + NETA + k * NETA + c] = cut_acc[c];
-  double v = sum_rows(eta_part, lp_acc, lid, r, p);
-  if (lid == 0) out[0] = v;
-  if (!gradient) return;
-  for (int e = 0; e < NETA; ++e) {
-    v = sum_rows(eta_part, alpha_acc[e], lid, r, p);
-    if (lid == 0) out[1 + e] = v;
+
+  /* The group's sums over its rows. The reductions are flat on purpose (no
+     early return, no barrier nested two loops deep): PoCL 3's work-group
+     compiler miscompiled, or aborted on, those shapes. */
+  /* lp, d alpha and d sigma|phi live in the ROWS items of part 0 */
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (p == 0) {
+    row_d[r] = lp_acc;
+    for (int e = 0; e < NETA; ++e) row_d[(1 + e) * ROWS + r] = alpha_acc[e];
+    row_d[(1 + NETA) * ROWS + r] = extra_acc;
   }
-  v = sum_rows(eta_part, extra_acc, lid, r, p);
-  if (lid == 0) out[1 + NETA + k * NETA] = v;
-  for (int c = 0; c < CHUNK; ++c)
-    for (int e = 0; e < NETA; ++e) {
-      v = sum_rows(eta_part, g[c][e], lid, r, p);
-      if (r == 0 && j0 + c < k) out[1 + NETA + e * k + j0 + c] = v;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (lid < (gradient ? NETA + 2 : 1)) {
+    double v = 0.0;
+    for (int q = 0; q < ROWS; ++q) v += row_d[lid * ROWS + q];
+    out[lid == NETA + 1 ? 1 + NETA + k * NETA : lid] = v;
+  }
+  /* d beta: one column chunk at a time, the NETA values of it at once */
+  const int n_chunks = gradient ? CHUNK : 0;
+  for (int c = 0; c < n_chunks; ++c) {
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int e = 0; e < NETA; ++e) eta_part[e * WG + lid] = g[c][e];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (r == 0 && j0 + c < k) {
+      for (int e = 0; e < NETA; ++e) {
+        double v = 0.0;
+        for (int q = 0; q < ROWS; ++q) v += eta_part[e * WG + p * ROWS + q];
+        out[1 + NETA + e * k + j0 + c] = v;
+      }
     }
+  }
 }
 )";
 
