@@ -14,6 +14,9 @@
 #include "family.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <map>
+#include <string>
 #include <vector>
 
 #ifdef CLBAYES_OPENCL
@@ -57,7 +60,7 @@ struct glm_launch {
   int chunk = 8;          // CHUNK: columns per work item (target)
   int max_group = 512;    // cap on ROWS * PARTS (registers per work item)
   int groups_per_cu = 8;  // persistent groups per compute unit
-  int max_chunk = 32;     // most columns per work item before rows shrink
+  int max_chunk = 16;     // most columns per work item before rows shrink
   int reduce_group = 64;  // work-group size of the finishing reduction
 };
 
@@ -98,6 +101,59 @@ inline void read_head(const opencl::matrix_cl& v, double* out, int m) {
   }
 }
 
+/** Work-group shape: ROWS x PARTS items, CHUNK columns each. */
+struct glm_shape {
+  int rows = 1;
+  int parts = 1;
+  int chunk = 1;
+};
+
+/**
+ * A wide x first takes more items per row; past max_chunk columns per item
+ * (registers would spill) the blocks get fewer rows instead. At least 4 rows
+ * per group where allowed: PoCL 3 miscompiled (or aborted on) work groups
+ * of one or two items. Local memory: NETA * WG + (NETA + 3) * ROWS + cuts
+ * doubles, at most half of the device's.
+ */
+inline glm_shape choose_shape(int k, int ne, int n_cuts, int max_wg,
+                              std::uint64_t local_mem, const glm_launch& tune) {
+  glm_shape sh;
+  while (sh.rows * 2 <= std::min(std::max(tune.rows, 4), max_wg)) sh.rows *= 2;
+  const int chunk_target = std::max(1, tune.chunk / std::min(ne, std::max(tune.chunk, 1)));
+  for (;;) {
+    const int max_parts = std::max(1, max_wg / sh.rows);
+    sh.chunk = std::max(chunk_target, (k + max_parts - 1) / max_parts);
+    sh.parts = std::max(1, (k + sh.chunk - 1) / sh.chunk);
+    if (sh.chunk <= tune.max_chunk || sh.rows == 1) break;
+    sh.rows /= 2;
+  }
+  auto local_bytes = [&](int rw) {
+    return sizeof(double) * (static_cast<std::size_t>(ne) * rw * sh.parts +
+                             static_cast<std::size_t>(ne + 3) * rw + std::max(n_cuts, 1));
+  };
+  while (sh.rows > 1 && local_bytes(sh.rows) > local_mem / 2) sh.rows /= 2;
+  if (local_bytes(sh.rows) > local_mem)
+    throw invalid_argument("beta", "has too many columns for the device's local memory; "
+                                   "use backend = \"cpu\"");
+  return sh;
+}
+
+/** CL_KERNEL_WORK_GROUP_SIZE of kernel `name` built from `source` with
+ *  `options`: the device's limit for this variant (registers). Built the
+ *  way kernel_cl builds it, so the program comes from the same cache. */
+inline int kernel_max_group(const char* name, const char* source,
+                            const std::map<std::string, int>& options) {
+  opencl::context& ctx = opencl::context::instance();
+  cl::Kernel k = ctx.kernel(name, std::string(opencl::internal::kernel_preamble()) + source,
+                            opencl::internal::build_options(options));
+  try {
+    return static_cast<int>(k.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(ctx.device()));
+  } catch (const cl::Error& e) {
+    throw opencl_error(std::string(e.what()) + " querying the work-group size of " + name,
+                       e.err());
+  }
+}
+
 }  // namespace internal
 
 /**
@@ -118,35 +174,31 @@ inline glm_result glm_lp_opencl(const glm_data_cl& data, const glm_params& p,
   if (n == 0) return res;
   opencl::context& ctx = opencl::context::instance();
   const opencl::device_info& info = ctx.info();
-
-  // Shape: PARTS items share a row, CHUNK columns each, in registers.
-  const int max_wg = static_cast<int>(
-      std::min<std::size_t>(info.max_work_group_size, static_cast<std::size_t>(tune.max_group)));
-  // A wide x first takes more items per row; past max_chunk columns per
-  // item (registers spill) the blocks get fewer rows instead.
-  // At least 4 rows: PoCL 3 miscompiled (or aborted on) work groups of one
-  // or two items.
-  int rows = 1;
-  while (rows * 2 <= std::min(std::max(tune.rows, 4), max_wg)) rows *= 2;
-  const int chunk_target = std::max(1, tune.chunk / std::min(ne, std::max(tune.chunk, 1)));
-  int chunk = chunk_target, parts = 1;
-  for (;;) {
-    const int max_parts = std::max(1, max_wg / rows);
-    chunk = std::max(chunk_target, (k + max_parts - 1) / max_parts);
-    parts = std::max(1, (k + chunk - 1) / chunk);
-    if (chunk <= tune.max_chunk || rows == 1) break;
-    rows /= 2;
-  }
-  // Local memory: NETA * WG + (NETA + 3) * ROWS + cuts doubles.
   const int n_cuts = p.fam == family::ordered_logistic ? p.n_extra : 0;
-  auto local_bytes = [&](int rw) {
-    return sizeof(double) * (static_cast<std::size_t>(ne) * rw * parts +
-                             static_cast<std::size_t>(ne + 3) * rw + std::max(n_cuts, 1));
-  };
-  while (rows > 1 && local_bytes(rows) > info.local_mem / 2) rows /= 2;
-  if (local_bytes(rows) > info.local_mem)
-    throw invalid_argument("beta", "has too many columns for the device's local memory; "
-                                   "use backend = \"cpu\"");
+
+  // The shape, then the kernel variant it needs; if the compiled variant
+  // allows fewer items per group than the shape has (registers), again.
+  auto& kern = opencl::kernels::glm_lp;
+  int max_wg = static_cast<int>(
+      std::min<std::size_t>(info.max_work_group_size, static_cast<std::size_t>(tune.max_group)));
+  internal::glm_shape sh;
+  for (int attempt = 0;; ++attempt) {
+    sh = internal::choose_shape(k, ne, n_cuts, max_wg, info.local_mem, tune);
+    const std::map<std::string, int> options = {{"FAMILY", static_cast<int>(p.fam)},
+                                                {"NETA", ne},
+                                                {"ROWS", sh.rows},
+                                                {"CHUNK", sh.chunk}};
+    for (const auto& kv : options) kern.set_option(kv.first, kv.second);
+    const int allowed = internal::kernel_max_group("glm_lp", opencl::kernels::glm_lp_source,
+                                                   options);
+    if (sh.rows * sh.parts <= allowed) break;
+    if (attempt == 4 || allowed < 4)
+      throw opencl_error("choosing a work-group size for glm_lp (the device allows " +
+                             std::to_string(allowed) + " items)",
+                         CL_INVALID_WORK_GROUP_SIZE);
+    max_wg = allowed;
+  }
+  const int rows = sh.rows, parts = sh.parts;
 
   const long long blocks = (static_cast<long long>(n) + rows - 1) / rows;
   const int groups = static_cast<int>(
@@ -172,11 +224,6 @@ inline glm_result glm_lp_opencl(const glm_data_cl& data, const glm_params& p,
   internal::ensure(w.sums, stride);
   internal::ensure(w.row_grad, row_out ? 2LL * n : 1);
 
-  auto& kern = opencl::kernels::glm_lp;
-  kern.set_option("FAMILY", static_cast<int>(p.fam));
-  kern.set_option("NETA", ne);
-  kern.set_option("ROWS", rows);
-  kern.set_option("CHUNK", chunk);
   const int wg = rows * parts;
   kern(cl::NDRange(static_cast<std::size_t>(groups) * wg), cl::NDRange(wg), w.partials,
        w.row_grad, data.x, data.y, w.params, p.n_alpha, static_cast<int>(p.n_alpha + n_beta),

@@ -15,12 +15,14 @@
 //     adds x[i, j] * d[i] to its own gradient sums: x is read once;
 //   * groups stride over row blocks (a persistent grid), so the gradient sums
 //     stay in registers until the end, when each group reduces them over its
-//     rows and writes one partial row; the host adds the partials.
+//     rows and writes one partial row; glm_lp_reduce adds the partial rows.
+//   * while one item per row does the row formulas, every item already
+//     loads its part of the next block (software prefetch).
 //
 // FAMILY selects the row formulas (the numbers of glm::family); they match
 // glm/row_math.hpp, the CPU path. NETA is the number of linear predictors
-// (categories of categorical_logit, else 1). ROWS must be a power of two;
-// the local size is ROWS x PARTS.
+// (categories of categorical_logit, else 1). The local size is ROWS x PARTS.
+// Tuning knobs (ROWS, CHUNK, groups) are chosen in glm/glm_opencl.hpp.
 
 #include "../opencl/kernel_cl.hpp"
 
