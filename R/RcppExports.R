@@ -41,6 +41,22 @@
     .Call(`_clbayes_cpp_available`)
 }
 
+.cpp_glm_data <- function(x, y, upload, check_x) {
+    .Call(`_clbayes_cpp_glm_data`, x, y, upload, check_x)
+}
+
+.cpp_glm_data_dim <- function(ptr) {
+    .Call(`_clbayes_cpp_glm_data_dim`, ptr)
+}
+
+.cpp_glm_lp <- function(data, family, alpha, beta, extra, gradient, propto, use_device) {
+    .Call(`_clbayes_cpp_glm_lp`, data, family, alpha, beta, extra, gradient, propto, use_device)
+}
+
+.cpp_glm_data_on_device <- function(ptr) {
+    .Call(`_clbayes_cpp_glm_data_on_device`, ptr)
+}
+
 .cpp_gpu_matrix <- function(x, view) {
     .Call(`_clbayes_cpp_gpu_matrix`, x, view)
 }

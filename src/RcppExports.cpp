@@ -121,6 +121,60 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_glm_data
+SEXP cpp_glm_data(Rcpp::NumericMatrix x, Rcpp::NumericVector y, bool upload, bool check_x);
+RcppExport SEXP _clbayes_cpp_glm_data(SEXP xSEXP, SEXP ySEXP, SEXP uploadSEXP, SEXP check_xSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type y(ySEXP);
+    Rcpp::traits::input_parameter< bool >::type upload(uploadSEXP);
+    Rcpp::traits::input_parameter< bool >::type check_x(check_xSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_glm_data(x, y, upload, check_x));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_glm_data_dim
+Rcpp::IntegerVector cpp_glm_data_dim(SEXP ptr);
+RcppExport SEXP _clbayes_cpp_glm_data_dim(SEXP ptrSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type ptr(ptrSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_glm_data_dim(ptr));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_glm_lp
+Rcpp::List cpp_glm_lp(SEXP data, std::string family, Rcpp::NumericVector alpha, Rcpp::NumericMatrix beta, Rcpp::NumericVector extra, bool gradient, bool propto, bool use_device);
+RcppExport SEXP _clbayes_cpp_glm_lp(SEXP dataSEXP, SEXP familySEXP, SEXP alphaSEXP, SEXP betaSEXP, SEXP extraSEXP, SEXP gradientSEXP, SEXP proptoSEXP, SEXP use_deviceSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type data(dataSEXP);
+    Rcpp::traits::input_parameter< std::string >::type family(familySEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type alpha(alphaSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type beta(betaSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type extra(extraSEXP);
+    Rcpp::traits::input_parameter< bool >::type gradient(gradientSEXP);
+    Rcpp::traits::input_parameter< bool >::type propto(proptoSEXP);
+    Rcpp::traits::input_parameter< bool >::type use_device(use_deviceSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_glm_lp(data, family, alpha, beta, extra, gradient, propto, use_device));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_glm_data_on_device
+bool cpp_glm_data_on_device(SEXP ptr);
+RcppExport SEXP _clbayes_cpp_glm_data_on_device(SEXP ptrSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type ptr(ptrSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_glm_data_on_device(ptr));
+    return rcpp_result_gen;
+END_RCPP
+}
 // cpp_gpu_matrix
 SEXP cpp_gpu_matrix(Rcpp::NumericMatrix x, std::string view);
 RcppExport SEXP _clbayes_cpp_gpu_matrix(SEXP xSEXP, SEXP viewSEXP) {
@@ -530,6 +584,10 @@ static const R_CallMethodDef CallEntries[] = {
     {"_clbayes_cpp_deselect", (DL_FUNC) &_clbayes_cpp_deselect, 0},
     {"_clbayes_cpp_init_device", (DL_FUNC) &_clbayes_cpp_init_device, 0},
     {"_clbayes_cpp_available", (DL_FUNC) &_clbayes_cpp_available, 0},
+    {"_clbayes_cpp_glm_data", (DL_FUNC) &_clbayes_cpp_glm_data, 4},
+    {"_clbayes_cpp_glm_data_dim", (DL_FUNC) &_clbayes_cpp_glm_data_dim, 1},
+    {"_clbayes_cpp_glm_lp", (DL_FUNC) &_clbayes_cpp_glm_lp, 8},
+    {"_clbayes_cpp_glm_data_on_device", (DL_FUNC) &_clbayes_cpp_glm_data_on_device, 1},
     {"_clbayes_cpp_gpu_matrix", (DL_FUNC) &_clbayes_cpp_gpu_matrix, 2},
     {"_clbayes_cpp_as_matrix", (DL_FUNC) &_clbayes_cpp_as_matrix, 1},
     {"_clbayes_cpp_dim", (DL_FUNC) &_clbayes_cpp_dim, 1},

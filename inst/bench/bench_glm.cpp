@@ -1,0 +1,248 @@
+// Benchmark of glm_lp (value + gradient) on the device and the CPU path.
+//
+// Build (from inst/bench; .bench-deps holds Eigen/ and CL/opencl.hpp):
+//   g++ -std=c++17 -O3 -march=native -DCLBAYES_OPENCL -I ../include -I ../../.bench-deps bench_glm.cpp -lOpenCL -o bench_glm
+// Run:
+//   ./bench_glm                       the sizes (needs ~4 GB on host and device)
+//   ./bench_glm --reps 5 20000x50     small sizes for PoCL; any number of NxK
+//   ./bench_glm --family poisson_log 100000x100
+// Tuning knobs of the kernel (glm::glm_launch): --rows R --chunk C --max-group G
+// --groups-per-cu U --reduce-group W --max-chunk M.
+//
+// For each case: the device and CPU results are compared first (max relative
+// error over value and gradient), then each is timed: one warm-up, then the
+// median of --reps runs. "resident" is one call with x and y already on the
+// device (parameters up, partial sums down, as in an MCMC step); "+ upload"
+// adds copying x and y to the device. GB/s counts the bytes of x read once.
+
+#include <clbayes/glm/glm_lp.hpp>
+#include <clbayes/opencl.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+using clbayes::glm::family;
+namespace glm = clbayes::glm;
+
+namespace {
+
+struct problem {
+  family fam;
+  int n, k;
+  std::vector<double> x, y, alpha, beta, extra;
+  int n_eta = 1;
+  glm::glm_params params() const {
+    glm::glm_params p;
+    p.fam = fam;
+    p.alpha = alpha.data();
+    p.n_alpha = static_cast<int>(alpha.size());
+    p.beta = beta.data();
+    p.n_eta = n_eta;
+    p.extra = extra.data();
+    p.n_extra = static_cast<int>(extra.size());
+    return p;
+  }
+};
+
+// Data simulated from the model, x standard normal (stan-opencl.txt 4.1).
+problem make_problem(family fam, int n, int k, unsigned seed) {
+  problem pr;
+  pr.fam = fam;
+  pr.n = n;
+  pr.k = k;
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> norm;
+  std::uniform_real_distribution<double> unif;
+  pr.x.resize(static_cast<std::size_t>(n) * k);
+  for (double& v : pr.x) v = norm(rng);
+  const double scale = 0.5 / std::sqrt(static_cast<double>(std::max(k, 1)));
+  pr.n_eta = fam == family::categorical_logit ? 3 : 1;
+  pr.beta.resize(static_cast<std::size_t>(k) * pr.n_eta);
+  for (double& v : pr.beta) v = scale * norm(rng);
+  if (fam == family::categorical_logit) pr.alpha = {0.2, -0.1, 0.3};
+  else if (fam != family::ordered_logistic) pr.alpha = {0.3};
+  if (fam == family::normal_id) pr.extra = {1.3};
+  if (fam == family::neg_binomial_2_log) pr.extra = {2.5};
+  if (fam == family::ordered_logistic) pr.extra = {-1.2, -0.1, 0.6, 1.8};
+  pr.y.resize(n);
+  std::vector<double> eta(pr.n_eta);
+  for (int i = 0; i < n; ++i) {
+    for (int e = 0; e < pr.n_eta; ++e) {
+      double s = pr.alpha.empty() ? 0.0 : pr.alpha[std::min<std::size_t>(e, pr.alpha.size() - 1)];
+      for (int j = 0; j < k; ++j)
+        s += pr.x[static_cast<std::size_t>(j) * n + i] * pr.beta[static_cast<std::size_t>(e) * k + j];
+      eta[e] = s;
+    }
+    switch (fam) {
+      case family::normal_id: pr.y[i] = eta[0] + 1.3 * norm(rng); break;
+      case family::bernoulli_logit: pr.y[i] = unif(rng) < 1 / (1 + std::exp(-eta[0])); break;
+      case family::poisson_log:
+        pr.y[i] = std::poisson_distribution<int>(std::exp(eta[0]))(rng);
+        break;
+      case family::neg_binomial_2_log: {
+        std::gamma_distribution<double> g(2.5, std::exp(eta[0]) / 2.5);
+        pr.y[i] = std::poisson_distribution<int>(g(rng))(rng);
+        break;
+      }
+      case family::categorical_logit: {
+        double m = *std::max_element(eta.begin(), eta.end()), s = 0;
+        for (double& v : eta) s += (v = std::exp(v - m));
+        double u = unif(rng) * s;
+        int c = 0;
+        while (c < pr.n_eta - 1 && (u -= eta[c]) > 0) ++c;
+        pr.y[i] = c + 1;
+        break;
+      }
+      case family::ordered_logistic: {
+        int c = 1;
+        for (double cut : pr.extra) c += unif(rng) > 1 / (1 + std::exp(-(cut - eta[0])));
+        pr.y[i] = c;
+        break;
+      }
+    }
+  }
+  return pr;
+}
+
+double median_ms(int reps, const std::function<void()>& f) {
+  f();  // warm-up (and kernel build)
+  std::vector<double> t;
+  for (int r = 0; r < reps; ++r) {
+    auto t0 = std::chrono::steady_clock::now();
+    f();
+    auto t1 = std::chrono::steady_clock::now();
+    t.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+double max_rel_error(const glm::glm_result& a, const glm::glm_result& b) {
+  auto rel = [](double u, double v) { return std::fabs(u - v) / std::max(1.0, std::fabs(v)); };
+  double e = rel(a.value, b.value);
+  auto vec = [&](const std::vector<double>& u, const std::vector<double>& v) {
+    double scale = 1;
+    for (double w : v) scale = std::max(scale, std::fabs(w));
+    for (std::size_t i = 0; i < u.size(); ++i) e = std::max(e, std::fabs(u[i] - v[i]) / scale);
+  };
+  vec(a.d_alpha, b.d_alpha);
+  vec(a.d_beta, b.d_beta);
+  vec(a.d_extra, b.d_extra);
+  return e;
+}
+
+const char* family_name(family f) {
+  static const char* names[] = {"normal_id", "bernoulli_logit", "poisson_log",
+                                "neg_binomial_2_log", "categorical_logit", "ordered_logistic"};
+  return names[static_cast<int>(f)];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int reps = 9;
+  std::string only;
+  glm::glm_launch tune;
+  std::vector<std::pair<int, int>> sizes;
+  for (int a = 1; a < argc; ++a) {
+    std::string s = argv[a];
+    auto next = [&]() -> const char* {
+      if (a + 1 >= argc) { std::fprintf(stderr, "%s needs a value\n", s.c_str()); std::exit(2); }
+      return argv[++a];
+    };
+    if (s == "--reps") reps = std::atoi(next());
+    else if (s == "--family") only = next();
+    else if (s == "--rows") tune.rows = std::atoi(next());
+    else if (s == "--chunk") tune.chunk = std::atoi(next());
+    else if (s == "--max-group") tune.max_group = std::atoi(next());
+    else if (s == "--groups-per-cu") tune.groups_per_cu = std::atoi(next());
+    else if (s == "--reduce-group") tune.reduce_group = std::atoi(next());
+    else if (s == "--max-chunk") tune.max_chunk = std::atoi(next());
+    else {
+      int n = 0, k = 0;
+      if (std::sscanf(s.c_str(), "%dx%d", &n, &k) != 2 || n < 1 || k < 1) {
+        std::fprintf(stderr, "usage: %s [--reps R] [--family F] [--rows R] [--chunk C] "
+                             "[--max-group G] [--groups-per-cu U] [--reduce-group W] [--max-chunk M] "
+                             "[NxK ...]\n", argv[0]);
+        return 2;
+      }
+      sizes.push_back({n, k});
+    }
+  }
+  if (reps < 1) reps = 1;
+  std::vector<std::pair<family, std::pair<int, int>>> cases;
+  const family all[] = {family::normal_id, family::bernoulli_logit, family::poisson_log,
+                        family::neg_binomial_2_log, family::categorical_logit,
+                        family::ordered_logistic};
+  if (sizes.empty()) {
+    for (auto nk : {std::make_pair(100000, 100), std::make_pair(1000000, 100),
+                    std::make_pair(4000000, 50)})
+      cases.push_back({family::bernoulli_logit, nk});
+    for (family f : all)
+      if (f != family::bernoulli_logit) cases.push_back({f, {1000000, 100}});
+  } else {
+    for (auto nk : sizes)
+      for (family f : all) cases.push_back({f, nk});
+  }
+  if (!only.empty()) {
+    family f = glm::parse_family(only);
+    cases.erase(std::remove_if(cases.begin(), cases.end(),
+                               [&](const auto& c) { return c.first != f; }),
+                cases.end());
+  }
+
+  try {
+    auto& ctx = clbayes::opencl::context::instance();
+    const bool dev = ctx.selected();
+    std::printf("device: %s\n", dev ? ctx.info().name.c_str() : "(none: CPU path only)");
+    std::printf("knobs: rows %d, chunk %d, max-group %d, groups-per-cu %d, reduce-group %d; "
+                "median of %d runs\n\n",
+                tune.rows, tune.chunk, tune.max_group, tune.groups_per_cu, tune.reduce_group,
+                reps);
+    std::printf("| family | n | k | max rel err | device lp+grad ms | GB/s | device lp ms | "
+                "+ upload ms | CPU lp+grad ms | CPU GB/s | CPU / device |\n");
+    std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (const auto& c : cases) {
+      const int n = c.second.first, k = c.second.second;
+      problem pr = make_problem(c.first, n, k, 42);
+      glm::glm_params p = pr.params();
+      const double gb = 8.0 * n * k / 1e9;
+      glm::glm_result cpu = glm::glm_lp_cpu(pr.x.data(), pr.y.data(), n, k, p, true, false);
+      double t_cpu = median_ms(reps, [&] {
+        glm::glm_lp_cpu(pr.x.data(), pr.y.data(), n, k, p, true, false);
+      });
+      if (!dev) {
+        std::printf("| %s | %d | %d | - | - | - | - | - | %.3f | %.1f | - |\n",
+                    family_name(c.first), n, k, t_cpu, gb / (t_cpu / 1e3));
+        std::fflush(stdout);
+        continue;
+      }
+      glm::glm_data_cl data = glm::to_glm_data_cl(pr.x.data(), pr.y.data(), n, k);
+      glm::glm_result res = glm::glm_lp_opencl(data, p, true, false, tune);
+      const double err = max_rel_error(res, cpu);
+      double t_dev = median_ms(reps, [&] { glm::glm_lp_opencl(data, p, true, false, tune); });
+      double t_val = median_ms(reps, [&] { glm::glm_lp_opencl(data, p, false, false, tune); });
+      double t_up = median_ms(std::max(1, reps / 3), [&] {
+        glm::glm_data_cl d2 = glm::to_glm_data_cl(pr.x.data(), pr.y.data(), n, k);
+        glm::glm_lp_opencl(d2, p, true, false, tune);
+      });
+      std::printf("| %s | %d | %d | %.1e | %.3f | %.1f | %.3f | %.3f | %.3f | %.1f | %.2f |\n",
+                  family_name(c.first), n, k, err, t_dev, gb / (t_dev / 1e3), t_val, t_up,
+                  t_cpu, gb / (t_cpu / 1e3), t_cpu / t_dev);
+      std::fflush(stdout);
+      if (err > 1e-10) std::printf("WARNING: device and CPU differ by %.2e\n", err);
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

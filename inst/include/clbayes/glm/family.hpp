@@ -1,0 +1,182 @@
+#ifndef CLBAYES_GLM_FAMILY_HPP
+#define CLBAYES_GLM_FAMILY_HPP
+
+// The six GLM likelihoods of stan-opencl.txt section 3.4, what each one takes
+// and what it returns. Both the CPU and the device path read their
+// arguments from glm_params and fill a glm_result; check_glm_params() is the
+// one place that says which shapes are legal (Stan's *_glm_lpmf signatures).
+
+#include "../error.hpp"
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace clbayes {
+namespace glm {
+
+/** The families; the numbers are the FAMILY build option of the kernel. */
+enum class family : int {
+  normal_id = 0,
+  bernoulli_logit = 1,
+  poisson_log = 2,
+  neg_binomial_2_log = 3,
+  categorical_logit = 4,
+  ordered_logistic = 5
+};
+
+inline family parse_family(const std::string& name) {
+  if (name == "normal_id") return family::normal_id;
+  if (name == "bernoulli_logit") return family::bernoulli_logit;
+  if (name == "poisson_log") return family::poisson_log;
+  if (name == "neg_binomial_2_log") return family::neg_binomial_2_log;
+  if (name == "categorical_logit") return family::categorical_logit;
+  if (name == "ordered_logistic") return family::ordered_logistic;
+  throw invalid_argument("family", "must be one of \"normal_id\", \"bernoulli_logit\", "
+                                   "\"poisson_log\", \"neg_binomial_2_log\", "
+                                   "\"categorical_logit\", \"ordered_logistic\", not \"" +
+                                       name + "\"");
+}
+
+/** Name of the family's extra parameter: "sigma", "phi", "cuts" or "". */
+inline const char* extra_name(family f) {
+  switch (f) {
+    case family::normal_id: return "sigma";
+    case family::neg_binomial_2_log: return "phi";
+    case family::ordered_logistic: return "cuts";
+    default: return "";
+  }
+}
+
+/** The parameters of one evaluation. Pointers are borrowed, column-major.
+ *  - alpha: n_alpha values; 1 or n (per row), C for categorical_logit,
+ *    0 for ordered_logistic (which has no intercept);
+ *  - beta: k x n_eta, n_eta = C for categorical_logit, else 1;
+ *  - extra: sigma or phi (1 or n values), cuts (K - 1 values), else none. */
+struct glm_params {
+  family fam = family::normal_id;
+  const double* alpha = nullptr;
+  int n_alpha = 0;
+  const double* beta = nullptr;
+  int n_eta = 1;
+  const double* extra = nullptr;
+  int n_extra = 0;
+};
+
+/** Log density and, when asked for, its gradient; each gradient has the
+ *  shape of its parameter (d_beta is k x n_eta, column-major). */
+struct glm_result {
+  double value = 0;
+  std::vector<double> d_alpha;
+  std::vector<double> d_beta;
+  std::vector<double> d_extra;
+};
+
+/** Shapes of the parameters for n rows and k columns; throws
+ *  clbayes::invalid_argument naming the offending argument. Values (sigma
+ *  positive, cuts increasing, y in its support) are checked by the caller
+ *  that owns them: the R layer, or check_glm_values() below. */
+inline void check_glm_shapes(const glm_params& p, int n, int k) {
+  if (n < 0) throw invalid_argument("y", "must have a non-negative length");
+  if (k < 0) throw invalid_argument("x", "must have a non-negative number of columns");
+  const bool cat = p.fam == family::categorical_logit;
+  const bool ord = p.fam == family::ordered_logistic;
+  if (cat ? p.n_eta < 1 : p.n_eta != 1)
+    throw invalid_argument("beta", cat ? "must have at least one column"
+                                       : "must be a vector of length ncol(x)");
+  if (cat && p.n_alpha != p.n_eta)
+    throw invalid_argument("alpha", "must have one value per category (ncol(beta))");
+  if (ord && p.n_alpha != 0)
+    throw invalid_argument("alpha", "is not used by ordered_logistic");
+  if (!cat && !ord && p.n_alpha != 1 && p.n_alpha != n)
+    throw invalid_argument("alpha", "must be a single number or a vector of length nrow(x)");
+  const std::string extra = extra_name(p.fam);
+  if (extra == "sigma" || extra == "phi") {
+    if (p.n_extra != 1 && p.n_extra != n)
+      throw invalid_argument(extra, "must be a single number or a vector of length nrow(x)");
+  } else if (extra == "cuts") {
+    if (p.n_extra < 1) throw invalid_argument("cuts", "must have at least one value");
+  } else if (p.n_extra != 0) {
+    throw invalid_argument("family", "takes no sigma, phi or cuts");
+  }
+}
+
+/** Values of the parameters: finite, sigma and phi positive, cuts strictly
+ *  increasing. */
+inline void check_glm_values(const glm_params& p, int k) {
+  auto finite = [](const double* v, long long m, const char* arg) {
+    for (long long i = 0; i < m; ++i)
+      if (!(v[i] - v[i] == 0)) throw invalid_argument(arg, "must be finite");
+  };
+  finite(p.alpha, p.n_alpha, "alpha");
+  finite(p.beta, static_cast<long long>(k) * p.n_eta, "beta");
+  const std::string extra = extra_name(p.fam);
+  if (extra.empty()) return;
+  finite(p.extra, p.n_extra, extra.c_str());
+  if (extra == "cuts") {
+    for (int c = 1; c < p.n_extra; ++c)
+      if (!(p.extra[c] > p.extra[c - 1]))
+        throw invalid_argument("cuts", "must be strictly increasing");
+  } else {
+    for (int i = 0; i < p.n_extra; ++i)
+      if (!(p.extra[i] > 0)) throw invalid_argument(extra, "must be positive");
+  }
+}
+
+/** What the support checks need to know of y: kept with data on the device
+ *  so that a resident y is checked without reading it back. */
+struct y_summary {
+  double min = 0;
+  double max = 0;
+  bool finite = true;
+  bool whole = true;  // every value a whole number
+};
+
+inline y_summary summarise_y(const double* y, int n) {
+  y_summary s;
+  for (int i = 0; i < n; ++i) {
+    const double v = y[i];
+    if (!(v - v == 0)) {
+      s.finite = false;
+      s.whole = false;
+      continue;
+    }
+    if (i == 0 || v < s.min) s.min = v;
+    if (i == 0 || v > s.max) s.max = v;
+    if (v != std::floor(v)) s.whole = false;
+  }
+  return s;
+}
+
+/** Support of y for the family: an error naming `y`. */
+inline void check_glm_y(const glm_params& p, const y_summary& s, int n) {
+  if (!s.finite) throw invalid_argument("y", "must be finite (no NA, NaN or Inf)");
+  if (n == 0) return;
+  auto range = [&](double lo, double hi, const char* what) {
+    if (!s.whole || s.min < lo || s.max > hi)
+      throw invalid_argument("y", std::string("must be ") + what + " (it has values in [" +
+                                      std::to_string(s.min) + ", " +
+                                      std::to_string(s.max) + "]" +
+                                      (s.whole ? "" : ", not all whole numbers") + ")");
+  };
+  switch (p.fam) {
+    case family::normal_id: break;
+    case family::bernoulli_logit: range(0, 1, "0 or 1 for bernoulli_logit"); break;
+    case family::poisson_log:
+    case family::neg_binomial_2_log:
+      range(0, 9e15, "non-negative whole numbers for this family");
+      break;
+    case family::categorical_logit:
+      range(1, p.n_eta, "whole numbers in 1..ncol(beta) for categorical_logit");
+      break;
+    case family::ordered_logistic:
+      range(1, p.n_extra + 1,
+            "whole numbers in 1..(length(cuts) + 1) for ordered_logistic");
+      break;
+  }
+}
+
+}  // namespace glm
+}  // namespace clbayes
+
+#endif

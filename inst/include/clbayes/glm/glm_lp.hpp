@@ -1,0 +1,81 @@
+#ifndef CLBAYES_GLM_GLM_LP_HPP
+#define CLBAYES_GLM_GLM_LP_HPP
+
+// glm_lp: the checked entry point. The same signature runs the Eigen CPU
+// path or the device path; glm_data (host data with its y summary, and on
+// request a resident device copy) is what an MCMC loop keeps between calls.
+
+#include "family.hpp"
+#include "glm_cpu.hpp"
+#include "glm_opencl.hpp"
+
+#include <memory>
+
+namespace clbayes {
+namespace glm {
+
+/** Data of a GLM: borrowed host arrays (x n x k column-major, y n), the
+ *  summary of y, and optionally a device copy that outlives the call. */
+struct glm_data {
+  const double* x = nullptr;
+  const double* y = nullptr;
+  int n = 0;
+  int k = 0;
+  y_summary ys;
+#ifdef CLBAYES_OPENCL
+  std::shared_ptr<glm_data_cl> device;
+#endif
+};
+
+/** Describe host data. With `upload` copy x and y to the selected device
+ *  and check there that x is finite; without, check x on the host when
+ *  `check_x` (the CPU path checks each block anyway, so a one-off call can
+ *  skip this extra pass). */
+inline glm_data make_glm_data(const double* x, const double* y, int n, int k,
+                              bool upload, bool check_x = true) {
+  glm_data d;
+  d.x = x;
+  d.y = y;
+  d.n = n;
+  d.k = k;
+  d.ys = summarise_y(y, n);
+  if (!d.ys.finite) throw invalid_argument("y", "must be finite (no NA, NaN or Inf)");
+  if (!upload && check_x)
+    for (long long i = 0; i < static_cast<long long>(n) * k; ++i)
+      if (!(x[i] - x[i] == 0)) throw invalid_argument("x", "contains NA, NaN or infinite values");
+#ifdef CLBAYES_OPENCL
+  if (upload) d.device = std::make_shared<glm_data_cl>(to_glm_data_cl(x, y, n, k));
+#else
+  if (upload) throw no_device("clbayes was built without OpenCL");
+#endif
+  return d;
+}
+
+/**
+ * Log density of the GLM with its gradient when `gradient`, on the device
+ * when `use_device` (uploading x and y unless data.device holds them) or
+ * on the CPU. Every argument is checked; errors name the argument.
+ */
+inline glm_result glm_lp(const glm_data& data, const glm_params& p, bool gradient,
+                         bool propto, bool use_device) {
+  check_glm_shapes(p, data.n, data.k);
+  check_glm_values(p, data.k);
+  check_glm_y(p, data.ys, data.n);
+  if (!use_device) {
+    if (data.x == nullptr && data.n > 0)
+      throw invalid_argument("x", "has no host copy; use backend = \"opencl\"");
+    return glm_lp_cpu(data.x, data.y, data.n, data.k, p, gradient, propto);
+  }
+#ifdef CLBAYES_OPENCL
+  if (data.device) return glm_lp_opencl(*data.device, p, gradient, propto);
+  glm_data_cl tmp = to_glm_data_cl(data.x, data.y, data.n, data.k);
+  return glm_lp_opencl(tmp, p, gradient, propto);
+#else
+  throw no_device("clbayes was built without OpenCL");
+#endif
+}
+
+}  // namespace glm
+}  // namespace clbayes
+
+#endif

@@ -1,0 +1,267 @@
+#ifndef CLBAYES_GLM_GLM_OPENCL_HPP
+#define CLBAYES_GLM_GLM_OPENCL_HPP
+
+// The device path of glm_lp: data resident on the device (glm_data_cl, made
+// once), parameters uploaded per call in one write, one fused kernel
+// (kernels/glm_lp.hpp), and its per-group partial sums finished by a second
+// tiny kernel (stan-opencl.txt section 3.4), so that a call moves only the
+// parameters up and the value and gradient down. The buffers of a call are
+// kept with the data and reused by the next call of the same shape.
+
+#include "../kernels/glm_lp.hpp"
+#include "../opencl/checks.hpp"
+#include "../opencl/transfer.hpp"
+#include "family.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#ifdef CLBAYES_OPENCL
+
+namespace clbayes {
+namespace glm {
+
+/** Device buffers of one call, reused by the next. */
+struct glm_workspace {
+  std::vector<double> host;     // parameters, staged for the upload
+  opencl::matrix_cl params;     // alpha, beta, extra
+  opencl::matrix_cl partials;   // groups x stride
+  opencl::matrix_cl sums;       // stride
+  opencl::matrix_cl row_grad;   // n x 2, when a gradient is per row
+};
+
+/** x (n x k) and y (n) on the selected device, with the call workspace. */
+struct glm_data_cl {
+  opencl::matrix_cl x;
+  opencl::matrix_cl y;
+  int n = 0;
+  int k = 0;
+  mutable glm_workspace work;
+};
+
+/** Copy x and y to the device once; checks x for NaN / Inf there. */
+inline glm_data_cl to_glm_data_cl(const double* x, const double* y, int n, int k) {
+  glm_data_cl d;
+  d.n = n;
+  d.k = k;
+  d.x = opencl::to_matrix_cl(x, n, k);
+  d.y = opencl::to_matrix_cl(y, n, 1);
+  if (opencl::has_nonfinite(d.x))
+    throw invalid_argument("x", "contains NA, NaN or infinite values");
+  return d;
+}
+
+/** Work-group shape of the fused kernel; tuning knobs with their defaults. */
+struct glm_launch {
+  int rows = 32;          // ROWS: rows per block (power of two)
+  int chunk = 8;          // CHUNK: columns per work item (target)
+  int max_group = 512;    // cap on ROWS * PARTS (registers per work item)
+  int groups_per_cu = 8;  // persistent groups per compute unit
+  int max_chunk = 16;     // most columns per work item before rows shrink
+  int reduce_group = 64;  // work-group size of the finishing reduction
+};
+
+namespace internal {
+
+/** m as a rows x 1 device matrix (at least one row, so that a kernel
+ *  argument always has a buffer), reallocated only when its size changes. */
+inline void ensure(opencl::matrix_cl& m, long long rows) {
+  rows = std::max<long long>(rows, 1);
+  if (m.rows() != rows || m.cols() != 1 || !m.on_current_device())
+    m = opencl::matrix_cl(static_cast<int>(rows), 1);
+}
+
+/** Enqueue a copy of host[0 .. size) into m without waiting; the caller
+ *  keeps host alive until a later blocking read on the in-order queue. */
+inline void write_async(opencl::matrix_cl& m, const std::vector<double>& host) {
+  try {
+    std::vector<cl::Event> waits = m.read_write_events();
+    cl::Event ev;
+    opencl::context::instance().queue().enqueueWriteBuffer(
+        m.buffer(), CL_FALSE, 0, sizeof(double) * host.size(), host.data(),
+        waits.empty() ? nullptr : &waits, &ev);
+    m.add_write_event(ev);
+  } catch (const cl::Error& e) {
+    throw opencl_error(std::string(e.what()) + " copying GLM parameters to the device",
+                       e.err());
+  }
+}
+
+/** Blocking read of the first m values of the device vector v. */
+inline void read_head(const opencl::matrix_cl& v, double* out, int m) {
+  try {
+    std::vector<cl::Event> waits = v.write_events();
+    opencl::context::instance().queue().enqueueReadBuffer(
+        v.buffer(), CL_TRUE, 0, sizeof(double) * m, out, waits.empty() ? nullptr : &waits);
+  } catch (const cl::Error& e) {
+    throw opencl_error(std::string(e.what()) + " reading GLM sums from the device", e.err());
+  }
+}
+
+/** Work-group shape: ROWS x PARTS items, CHUNK columns each. */
+struct glm_shape {
+  int rows = 1;
+  int parts = 1;
+  int chunk = 1;
+};
+
+/**
+ * A wide x first takes more items per row; past max_chunk columns per item
+ * (registers would spill) the blocks get fewer rows instead. At least 4 rows
+ * per group where allowed: PoCL 3 miscompiled (or aborted on) work groups
+ * of one or two items. Local memory: NETA * WG + (NETA + 3) * ROWS + cuts
+ * doubles, at most half of the device's.
+ */
+inline glm_shape choose_shape(int k, int ne, int n_cuts, int max_wg,
+                              std::uint64_t local_mem, const glm_launch& tune) {
+  glm_shape sh;
+  while (sh.rows * 2 <= std::min(std::max(tune.rows, 4), max_wg)) sh.rows *= 2;
+  const int chunk_target = std::max(1, tune.chunk / std::min(ne, std::max(tune.chunk, 1)));
+  for (;;) {
+    const int max_parts = std::max(1, max_wg / sh.rows);
+    sh.chunk = std::max(chunk_target, (k + max_parts - 1) / max_parts);
+    sh.parts = std::max(1, (k + sh.chunk - 1) / sh.chunk);
+    if (sh.chunk <= tune.max_chunk || sh.rows == 1) break;
+    sh.rows /= 2;
+  }
+  auto local_bytes = [&](int rw) {
+    return sizeof(double) * (static_cast<std::size_t>(ne) * rw * sh.parts +
+                             static_cast<std::size_t>(ne + 3) * rw + std::max(n_cuts, 1));
+  };
+  while (sh.rows > 1 && local_bytes(sh.rows) > local_mem / 2) sh.rows /= 2;
+  if (local_bytes(sh.rows) > local_mem)
+    throw invalid_argument("beta", "has too many columns for the device's local memory; "
+                                   "use backend = \"cpu\"");
+  return sh;
+}
+
+/** CL_KERNEL_WORK_GROUP_SIZE of kernel `name` built from `source` with
+ *  `options`: the device's limit for this variant (registers). Built the
+ *  way kernel_cl builds it, so the program comes from the same cache. */
+inline int kernel_max_group(const char* name, const char* source,
+                            const std::map<std::string, int>& options) {
+  opencl::context& ctx = opencl::context::instance();
+  cl::Kernel k = ctx.kernel(name, std::string(opencl::internal::kernel_preamble()) + source,
+                            opencl::internal::build_options(options));
+  try {
+    return static_cast<int>(k.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(ctx.device()));
+  } catch (const cl::Error& e) {
+    throw opencl_error(std::string(e.what()) + " querying the work-group size of " + name,
+                       e.err());
+  }
+}
+
+}  // namespace internal
+
+/**
+ * The device path of glm_lp for data already on the device: same contract
+ * as glm_lp_cpu (values of the parameters and y are the caller's to check).
+ */
+inline glm_result glm_lp_opencl(const glm_data_cl& data, const glm_params& p,
+                                bool gradient, bool propto,
+                                const glm_launch& tune = glm_launch()) {
+  const int n = data.n, k = data.k, ne = p.n_eta;
+  check_glm_shapes(p, n, k);
+  glm_result res;
+  if (gradient) {
+    res.d_alpha.assign(p.n_alpha, 0.0);
+    res.d_beta.assign(static_cast<std::size_t>(k) * ne, 0.0);
+    res.d_extra.assign(p.n_extra, 0.0);
+  }
+  if (n == 0) return res;
+  opencl::context& ctx = opencl::context::instance();
+  const opencl::device_info& info = ctx.info();
+  const int n_cuts = p.fam == family::ordered_logistic ? p.n_extra : 0;
+
+  // The shape, then the kernel variant it needs; if the compiled variant
+  // allows fewer items per group than the shape has (registers), again.
+  auto& kern = opencl::kernels::glm_lp;
+  int max_wg = static_cast<int>(
+      std::min<std::size_t>(info.max_work_group_size, static_cast<std::size_t>(tune.max_group)));
+  internal::glm_shape sh;
+  for (int attempt = 0;; ++attempt) {
+    sh = internal::choose_shape(k, ne, n_cuts, max_wg, info.local_mem, tune);
+    const std::map<std::string, int> options = {{"FAMILY", static_cast<int>(p.fam)},
+                                                {"NETA", ne},
+                                                {"ROWS", sh.rows},
+                                                {"CHUNK", sh.chunk}};
+    for (const auto& kv : options) kern.set_option(kv.first, kv.second);
+    const int allowed = internal::kernel_max_group("glm_lp", opencl::kernels::glm_lp_source,
+                                                   options);
+    if (sh.rows * sh.parts <= allowed) break;
+    if (attempt == 4 || allowed < 4)
+      throw opencl_error("choosing a work-group size for glm_lp (the device allows " +
+                             std::to_string(allowed) + " items)",
+                         CL_INVALID_WORK_GROUP_SIZE);
+    max_wg = allowed;
+  }
+  const int rows = sh.rows, parts = sh.parts;
+
+  const long long blocks = (static_cast<long long>(n) + rows - 1) / rows;
+  const int groups = static_cast<int>(
+      std::max<long long>(1, std::min<long long>(blocks, static_cast<long long>(info.compute_units) *
+                                                             tune.groups_per_cu)));
+  const long long stride = 2 + ne + static_cast<long long>(k) * ne + n_cuts;
+
+  const bool cat = p.fam == family::categorical_logit;
+  const int alpha_per_row = !cat && p.n_alpha > 1 ? 1 : 0;
+  const int extra_per_row = n_cuts == 0 && p.n_extra > 1 ? 1 : 0;
+  const bool row_out = gradient && (alpha_per_row || extra_per_row);
+
+  // alpha, beta, extra in one buffer, one upload.
+  glm_workspace& w = data.work;
+  const long long n_beta = static_cast<long long>(k) * ne;
+  w.host.assign(p.alpha, p.alpha + p.n_alpha);
+  w.host.insert(w.host.end(), p.beta, p.beta + n_beta);
+  w.host.insert(w.host.end(), p.extra, p.extra + p.n_extra);
+  if (w.host.empty()) w.host.push_back(0.0);
+  internal::ensure(w.params, static_cast<long long>(w.host.size()));
+  internal::write_async(w.params, w.host);
+  internal::ensure(w.partials, groups * stride);
+  internal::ensure(w.sums, stride);
+  internal::ensure(w.row_grad, row_out ? 2LL * n : 1);
+
+  const int wg = rows * parts;
+  kern(cl::NDRange(static_cast<std::size_t>(groups) * wg), cl::NDRange(wg), w.partials,
+       w.row_grad, data.x, data.y, w.params, p.n_alpha, static_cast<int>(p.n_alpha + n_beta),
+       n, k, alpha_per_row, extra_per_row, n_cuts, gradient ? 1 : 0, propto ? 1 : 0,
+       cl::Local(sizeof(double) * ne * wg), cl::Local(sizeof(double) * (ne + 3) * rows),
+       cl::Local(sizeof(double) * std::max(n_cuts, 1)));
+
+  // Finish the partial sums on the device: all columns, or the value alone.
+  int rwg = 1;
+  while (rwg * 2 <= std::min(tune.reduce_group, max_wg)) rwg *= 2;
+  auto& red = opencl::kernels::glm_lp_reduce;
+  red.set_option("REDUCE_WG", rwg);
+  const int n_sums = gradient ? static_cast<int>(stride) : 1;
+  red(cl::NDRange(static_cast<std::size_t>(n_sums) * rwg), cl::NDRange(rwg), w.sums,
+      w.partials, groups, static_cast<int>(stride));
+
+  std::vector<double> q(static_cast<std::size_t>(stride));
+  std::vector<double> rg;
+  if (row_out) {
+    rg.resize(static_cast<std::size_t>(2) * n);
+    opencl::from_matrix_cl(w.row_grad, rg.data());
+  }
+  internal::read_head(w.sums, q.data(), n_sums);
+  res.value = q[0];
+  if (!gradient) return res;
+  if (!alpha_per_row) std::copy(q.begin() + 1, q.begin() + 1 + p.n_alpha, res.d_alpha.begin());
+  std::copy(q.begin() + 1 + ne, q.begin() + 1 + ne + n_beta, res.d_beta.begin());
+  if (n_cuts > 0)
+    std::copy(q.begin() + 2 + ne + n_beta, q.end(), res.d_extra.begin());
+  else if (p.n_extra == 1)
+    res.d_extra[0] = q[1 + ne + n_beta];
+  if (alpha_per_row) std::copy(rg.begin(), rg.begin() + n, res.d_alpha.begin());
+  if (extra_per_row) std::copy(rg.begin() + n, rg.end(), res.d_extra.begin());
+  return res;
+}
+
+}  // namespace glm
+}  // namespace clbayes
+
+#endif  // CLBAYES_OPENCL
+#endif

@@ -1,0 +1,126 @@
+#ifndef CLBAYES_GLM_ROW_MATH_HPP
+#define CLBAYES_GLM_ROW_MATH_HPP
+
+// The log density of one row and its derivatives, for the CPU path. The
+// device kernel (kernels/glm_lp.hpp) computes the same formulas in OpenCL C;
+// keep the two in step. Every formula is in the stable form: no exp() of a
+// linear predictor that could overflow before a log() takes it back.
+
+#include <cmath>
+
+namespace clbayes {
+namespace glm {
+namespace math {
+
+constexpr double half_log_two_pi = 0.91893853320467274178;
+
+/** log(1 + exp(u)) without overflow. */
+inline double softplus(double u) {
+  return (u > 0 ? u : 0.0) + std::log1p(std::exp(-std::fabs(u)));
+}
+
+/** 1 / (1 + exp(-u)). */
+inline double inv_logit(double u) {
+  if (u >= 0) return 1 / (1 + std::exp(-u));
+  const double e = std::exp(u);
+  return e / (1 + e);
+}
+
+/** The digamma function for x > 0: upward recurrence to x >= 10, then the
+ *  asymptotic series (error below 1e-15 relative there). */
+inline double digamma(double x) {
+  double r = 0;
+  while (x < 10) {
+    r -= 1 / x;
+    x += 1;
+  }
+  const double f = 1 / (x * x);
+  const double series =
+      f * (-1.0 / 12 + f * (1.0 / 120 + f * (-1.0 / 252 + f * (1.0 / 240 +
+      f * (-1.0 / 132 + f * (691.0 / 32760 + f * (-1.0 / 12)))))));
+  return r + std::log(x) - 0.5 / x + series;
+}
+
+/** Log density and derivatives of one row of a family with one linear
+ *  predictor: d_eta = d lp / d eta, d_extra = d lp / d sigma or phi. */
+struct row_value {
+  double lp;
+  double d_eta;
+  double d_extra;
+};
+
+inline row_value normal_id(double y, double eta, double sigma, bool propto) {
+  const double inv_sigma = 1 / sigma;
+  const double z = (y - eta) * inv_sigma;
+  double lp = -0.5 * z * z - std::log(sigma);
+  if (!propto) lp -= half_log_two_pi;
+  return {lp, z * inv_sigma, (z * z - 1) * inv_sigma};
+}
+
+inline row_value bernoulli_logit(double y, double eta) {
+  const double s = y > 0.5 ? 1.0 : -1.0;
+  return {-softplus(-s * eta), y - inv_logit(eta), 0.0};
+}
+
+inline row_value poisson_log(double y, double eta, bool propto) {
+  const double mu = std::exp(eta);
+  double lp = y * eta - mu;
+  if (!propto) lp -= std::lgamma(y + 1);
+  return {lp, y - mu, 0.0};
+}
+
+/** Mean exp(eta), precision phi: log(mu + phi) is a log-sum-exp. */
+inline row_value neg_binomial_2_log(double y, double eta, double phi, bool propto) {
+  const double log_phi = std::log(phi);
+  const double hi = eta > log_phi ? eta : log_phi;
+  const double lo = eta > log_phi ? log_phi : eta;
+  const double log_mu_phi = hi + std::log1p(std::exp(lo - hi));
+  double lp = std::lgamma(y + phi) - std::lgamma(phi) + phi * (log_phi - log_mu_phi) +
+              y * (eta - log_mu_phi);
+  if (!propto) lp -= std::lgamma(y + 1);
+  const double mu_share = std::exp(eta - log_mu_phi);  // mu / (mu + phi)
+  const double d_eta = y - (y + phi) * mu_share;
+  const double d_phi = 1 - (y + phi) / std::exp(log_mu_phi) + log_phi - log_mu_phi +
+                       digamma(y + phi) - digamma(phi);
+  return {lp, d_eta, d_phi};
+}
+
+/** Ordered logistic: y in 1..K, cuts c[0] < ... < c[K-2]. The derivatives
+ *  with respect to the cut below (c[y-2]) and above (c[y-1]) the category. */
+struct ordered_value {
+  double lp;
+  double d_eta;
+  double d_cut_lower;
+  double d_cut_upper;
+};
+
+inline ordered_value ordered_logistic(int y, int n_cuts, double eta, const double* cuts) {
+  if (y == 1) {  // log(1 - inv_logit(eta - c1))
+    const double b = eta - cuts[0];
+    const double s = inv_logit(b);
+    return {-softplus(b), -s, 0.0, s};
+  }
+  if (y == n_cuts + 1) {  // log(inv_logit(eta - c_{K-1}))
+    const double a = eta - cuts[n_cuts - 1];
+    const double s = inv_logit(-a);
+    return {-softplus(-a), s, -s, 0.0};
+  }
+  // log(inv_logit(a) - inv_logit(b)) with a = eta - c[y-2] > b = eta - c[y-1]
+  // = a + log(1 - exp(b - a)) - softplus(a) - softplus(b).
+  const double a = eta - cuts[y - 2];
+  const double b = eta - cuts[y - 1];
+  const double gap = a - b;
+  const double log1m = gap > 0.693147180559945 ? std::log1p(-std::exp(-gap))
+                                               : std::log(-std::expm1(-gap));
+  const double lp = a + log1m - softplus(a) - softplus(b);
+  const double inv_em1 = 1 / std::expm1(gap);
+  const double d_a = 1 - inv_logit(a) + inv_em1;
+  const double d_b = -inv_em1 - inv_logit(b);
+  return {lp, d_a + d_b, -d_a, -d_b};
+}
+
+}  // namespace math
+}  // namespace glm
+}  // namespace clbayes
+
+#endif

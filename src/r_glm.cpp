@@ -1,0 +1,85 @@
+// Glue for gpu_glm_lp and gpu_glm_data (R/glm.R): R objects in, the core's
+// glm::glm_lp, R objects out.
+
+#include "glue.hpp"
+
+#include <clbayes/glm/glm_lp.hpp>
+
+namespace glm = clbayes::glm;
+
+namespace {
+
+glm::glm_data& as_glm_data(SEXP ptr) {
+  if (TYPEOF(ptr) != EXTPTRSXP) Rcpp::stop("`x` must be a gpu_glm_data object");
+  glm::glm_data* d = static_cast<glm::glm_data*>(R_ExternalPtrAddr(ptr));
+  if (d == nullptr)
+    Rcpp::stop("`x` is an invalid gpu_glm_data object (it does not survive saving "
+               "and reloading, or a new R session); create it again");
+  return *d;
+}
+
+}  // namespace
+
+// The handle keeps x and y alive through the external pointer's protected
+// slot: the core borrows their memory for the CPU path.
+// [[Rcpp::export(.cpp_glm_data)]]
+SEXP cpp_glm_data(Rcpp::NumericMatrix x, Rcpp::NumericVector y, bool upload,
+                  bool check_x) {
+#ifndef CLBAYES_OPENCL
+  if (upload) glue::stop_no_opencl();
+#endif
+  if (y.size() != x.nrow())
+    Rcpp::stop("`y` has length %d but `x` has %d rows", static_cast<int>(y.size()),
+               x.nrow());
+  glm::glm_data d = glm::make_glm_data(x.begin(), y.begin(), x.nrow(), x.ncol(), upload,
+                                          check_x);
+  Rcpp::XPtr<glm::glm_data> ptr(new glm::glm_data(std::move(d)), true, R_NilValue,
+                                Rcpp::List::create(x, y));
+  return ptr;
+}
+
+// [[Rcpp::export(.cpp_glm_data_dim)]]
+Rcpp::IntegerVector cpp_glm_data_dim(SEXP ptr) {
+  const glm::glm_data& d = as_glm_data(ptr);
+  return Rcpp::IntegerVector::create(d.n, d.k);
+}
+
+// [[Rcpp::export(.cpp_glm_lp)]]
+Rcpp::List cpp_glm_lp(SEXP data, std::string family, Rcpp::NumericVector alpha,
+                      Rcpp::NumericMatrix beta, Rcpp::NumericVector extra,
+                      bool gradient, bool propto, bool use_device) {
+#ifndef CLBAYES_OPENCL
+  if (use_device) glue::stop_no_opencl();
+#endif
+  const glm::glm_data& d = as_glm_data(data);
+  if (beta.nrow() != d.k)
+    Rcpp::stop("`beta` must have ncol(x) = %d rows (values), not %d", d.k, beta.nrow());
+  glm::glm_params p;
+  p.fam = glm::parse_family(family);
+  p.alpha = alpha.begin();
+  p.n_alpha = static_cast<int>(alpha.size());
+  p.beta = beta.begin();
+  p.n_eta = beta.ncol();
+  p.extra = extra.begin();
+  p.n_extra = static_cast<int>(extra.size());
+  glm::glm_result r = glm::glm_lp(d, p, gradient, propto, use_device);
+  if (!gradient) return Rcpp::List::create(Rcpp::Named("value") = r.value);
+  Rcpp::NumericMatrix d_beta(d.k, p.n_eta);
+  std::copy(r.d_beta.begin(), r.d_beta.end(), d_beta.begin());
+  return Rcpp::List::create(
+      Rcpp::Named("value") = r.value,
+      Rcpp::Named("alpha") = Rcpp::NumericVector(r.d_alpha.begin(), r.d_alpha.end()),
+      Rcpp::Named("beta") = d_beta,
+      Rcpp::Named("extra") = Rcpp::NumericVector(r.d_extra.begin(), r.d_extra.end()));
+}
+
+// [[Rcpp::export(.cpp_glm_data_on_device)]]
+bool cpp_glm_data_on_device(SEXP ptr) {
+#ifdef CLBAYES_OPENCL
+  const glm::glm_data& d = as_glm_data(ptr);
+  return static_cast<bool>(d.device) && d.device->x.on_current_device();
+#else
+  as_glm_data(ptr);
+  return false;
+#endif
+}
