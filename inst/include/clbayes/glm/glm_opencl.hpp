@@ -138,22 +138,6 @@ inline glm_shape choose_shape(int k, int ne, int n_cuts, int max_wg,
   return sh;
 }
 
-/** CL_KERNEL_WORK_GROUP_SIZE of kernel `name` built from `source` with
- *  `options`: the device's limit for this variant (registers). Built the
- *  way kernel_cl builds it, so the program comes from the same cache. */
-inline int kernel_max_group(const char* name, const char* source,
-                            const std::map<std::string, int>& options) {
-  opencl::context& ctx = opencl::context::instance();
-  cl::Kernel k = ctx.kernel(name, std::string(opencl::internal::kernel_preamble()) + source,
-                            opencl::internal::build_options(options));
-  try {
-    return static_cast<int>(k.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(ctx.device()));
-  } catch (const cl::Error& e) {
-    throw opencl_error(std::string(e.what()) + " querying the work-group size of " + name,
-                       e.err());
-  }
-}
-
 }  // namespace internal
 
 /**
@@ -189,8 +173,7 @@ inline glm_result glm_lp_opencl(const glm_data_cl& data, const glm_params& p,
                                                 {"ROWS", sh.rows},
                                                 {"CHUNK", sh.chunk}};
     for (const auto& kv : options) kern.set_option(kv.first, kv.second);
-    const int allowed = internal::kernel_max_group("glm_lp", opencl::kernels::glm_lp_source,
-                                                   options);
+    const int allowed = static_cast<int>(kern.max_work_group_size());
     if (sh.rows * sh.parts <= allowed) break;
     if (attempt == 4 || allowed < 4)
       throw opencl_error("choosing a work-group size for glm_lp (the device allows " +

@@ -145,6 +145,22 @@ class kernel_cl {
     return (*this)(global, cl::NullRange, args...);
   }
 
+  /** CL_KERNEL_WORK_GROUP_SIZE of the variant built with the current
+   *  options: the largest group this kernel can run with on the selected
+   *  device (registers and local memory may make it smaller than the
+   *  device's limit). Builds and caches the variant if needed. */
+  std::size_t max_work_group_size() const {
+    context& ctx = context::instance();
+    cl::Kernel k = ctx.kernel(name_, source_, internal::build_options(options_));
+    try {
+      return k.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(ctx.device());
+    } catch (const cl::Error& e) {
+      throw opencl_error(std::string(e.what()) + " querying the work-group size of '" +
+                             name_ + "'",
+                         e.err());
+    }
+  }
+
   const std::string& name() const { return name_; }
   int option(const std::string& key) const { return options_.at(key); }
   /** Change a tuning define; the next launch builds (and caches) that variant. */
