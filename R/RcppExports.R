@@ -141,6 +141,10 @@
     .Call(`_clbayes_cpp_slice_result`, ptr)
 }
 
+.cpp_model_log_density <- function(model, points) {
+    .Call(`_clbayes_cpp_model_log_density`, model, points)
+}
+
 .cpp_zeros <- function(rows, cols) {
     .Call(`_clbayes_cpp_zeros`, rows, cols)
 }

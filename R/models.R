@@ -60,3 +60,158 @@ print.clbayes_model <- function(x, ...) {
               paste(x$names, collapse = ", ")))
   invisible(x)
 }
+
+#' Generalised linear model posterior for the slice sampler
+#'
+#' The likelihood of [gpu_glm_lp()] (Stan's `*_glm_lpmf`) with independent
+#' priors: `alpha`, `beta` and `cuts` ~ normal(`prior$mean`, `prior$sd`),
+#' `sigma` and `phi` ~ exponential(`prior$rate`). Pass the model as
+#' `log_density` to [slice_sample_mv()]; each proposal is one evaluation of
+#' the GLM likelihood, on the OpenCL device when the sampler's backend is
+#' `"opencl"` (the data are uploaded once, when the model is made, and stay
+#' there), else in C++ on the CPU.
+#'
+#' @param y Response: real for `"normal_id"`, 0/1 for `"bernoulli_logit"`,
+#'   counts for `"poisson_log"` and `"neg_binomial_2_log"`, categories
+#'   `1..C` for `"categorical_logit"` and `"ordered_logistic"` (a factor
+#'   is taken by its codes).
+#' @param x Numeric design matrix without an intercept column (the
+#'   intercept is `alpha`).
+#' @param family One of `"normal_id"`, `"bernoulli_logit"`,
+#'   `"poisson_log"`, `"neg_binomial_2_log"`, `"categorical_logit"`,
+#'   `"ordered_logistic"`.
+#' @param prior A list with `mean` and `sd` of the normal prior on the
+#'   coefficients (and cuts) and `rate` of the exponential prior on `sigma`
+#'   or `phi`; missing entries take the defaults `mean = 0`, `sd = 10`,
+#'   `rate = 1`.
+#' @param n_categories For `"categorical_logit"` and `"ordered_logistic"`:
+#'   the number of categories (default `max(y)`).
+#' @details The parameters, in order: `alpha` (one per category for
+#'   `"categorical_logit"`, absent for `"ordered_logistic"`), `beta` (one per
+#'   column of `x`, times the categories for `"categorical_logit"`), then
+#'   `sigma`, `phi` or the `cuts`. With `backend = "auto"` the sampler uses
+#'   the device when one is selected, is not a CPU device, and `nrow(x) *
+#'   ncol(x)` is at least `getOption("clbayes.threshold.glm_model", 1e5)`.
+#' @return An object of class `c("clbayes_glm_model", "clbayes_model")`.
+#' @seealso [gpu_glm_lp()], [slice_sample_mv()]
+#' @examples
+#' set.seed(2)
+#' x <- matrix(rnorm(200), 100, 2, dimnames = list(NULL, c("x1", "x2")))
+#' y <- rbinom(100, 1, plogis(0.5 + x %*% c(1, -1)))
+#' m <- glm_model(y, x, "bernoulli_logit")
+#' m
+#' fit <- slice_sample_mv(m, init = c(0, 0, 0), n_iter = 200, width = 1,
+#'                        chains = 2, seed = 1, backend = "cpu")
+#' summary(fit)
+#' @export
+glm_model <- function(y, x, family = c("normal_id", "bernoulli_logit", "poisson_log",
+                                       "neg_binomial_2_log", "categorical_logit",
+                                       "ordered_logistic"),
+                      prior = list(mean = 0, sd = 10, rate = 1),
+                      n_categories = NULL) {
+  family <- match.arg(family)
+  x <- check_design(x)
+  y <- check_glm_y(y, nrow(x))
+  if (!is.list(prior)) stop("`prior` must be a list (mean, sd, rate)", call. = FALSE)
+  pr <- utils::modifyList(list(mean = 0, sd = 10, rate = 1), prior)
+  for (nm in c("mean", "sd", "rate")) {
+    v <- pr[[nm]]
+    if (!is.numeric(v) || length(v) != 1L || !is.finite(v) ||
+        (nm != "mean" && v <= 0)) {
+      stop(sprintf("`prior$%s` must be a single %s number", nm,
+                   if (nm == "mean") "finite" else "positive"), call. = FALSE)
+    }
+  }
+  categorical <- family %in% c("categorical_logit", "ordered_logistic")
+  if (categorical) {
+    if (is.null(n_categories)) n_categories <- max(y)
+    if (!is.numeric(n_categories) || length(n_categories) != 1L ||
+        n_categories < 2 || n_categories != round(n_categories)) {
+      stop("`n_categories` must be a whole number of at least 2", call. = FALSE)
+    }
+  } else {
+    n_categories <- 1L
+  }
+  data <- gpu_glm_data(x, y)  # checks y's support and uploads when a device exists
+  xn <- colnames(x) %||% paste0("x", seq_len(ncol(x)))
+  nm <- switch(family,
+    categorical_logit = c(
+      paste0("alpha[", seq_len(n_categories), "]"),
+      paste0("beta[", rep(xn, n_categories), ",", rep(seq_len(n_categories), each = ncol(x)), "]")
+    ),
+    ordered_logistic = c(paste0("beta[", xn, "]"),
+                         paste0("cuts[", seq_len(n_categories - 1L), "]")),
+    c("alpha", paste0("beta[", xn, "]"),
+      switch(family, normal_id = "sigma", neg_binomial_2_log = "phi", NULL))
+  )
+  model <- structure(list(family = family, data = data, prior = pr,
+                          n_categories = as.integer(n_categories), names = nm,
+                          size = nrow(x) * ncol(x), device_path = TRUE,
+                          threshold_option = "clbayes.threshold.glm_model",
+                          threshold = 1e5, use_device = FALSE),
+                     class = c("clbayes_glm_model", "clbayes_model"))
+  # One evaluation at a point inside the support checks y against the
+  # family (an error names `y`) before any sampling starts.
+  .cpp_model_log_density(model, matrix(glm_model_start(model), nrow = 1L))
+  model
+}
+
+# A point inside the support: zero coefficients, unit sigma / phi, cuts
+# spread evenly around zero.
+glm_model_start <- function(model) {
+  theta <- numeric(length(model$names))
+  is_extra <- grepl("^(sigma|phi)$", model$names)
+  theta[is_extra] <- 1
+  is_cut <- startsWith(model$names, "cuts[")
+  theta[is_cut] <- seq_len(sum(is_cut)) - (sum(is_cut) + 1) / 2
+  stats::setNames(theta, model$names)
+}
+
+#' Log density of a clbayes model at given points
+#'
+#' @param model A model object, e.g. from [lm_model()] or [glm_model()].
+#' @param points A numeric matrix with one point (parameter vector) per row,
+#'   or a vector for a single point.
+#' @param backend Where to evaluate: see [backends]. Only models with a
+#'   device path use the device.
+#' @return The log posterior density, up to an additive constant, at each
+#'   row of `points` (`-Inf` outside the support).
+#' @examples
+#' X <- cbind(1, c(-1, 0, 1, 2))
+#' m <- lm_model(c(0.1, 1.2, 1.9, 3.2), X)
+#' model_log_density(m, rbind(m$mean, m$mean + 0.1))
+#' @export
+model_log_density <- function(model, points, backend = getOption("clbayes.backend", "auto")) {
+  if (!inherits(model, "clbayes_model")) {
+    stop("`model` must be a clbayes model (e.g. lm_model(), glm_model())", call. = FALSE)
+  }
+  if (is.null(dim(points))) points <- matrix(points, nrow = 1L)
+  points <- check_numeric_matrix_na_ok(points, "points")
+  if (ncol(points) != length(model$names)) {
+    stop(sprintf("`points` must have %d columns, one per parameter of the model",
+                 length(model$names)), call. = FALSE)
+  }
+  model$use_device <- model_uses_device(model, backend)
+  .cpp_model_log_density(model, points)
+}
+
+# Does the model run on the device under `backend`?
+model_uses_device <- function(model, backend) {
+  if (!isTRUE(model$device_path)) {
+    if (identical(resolve_backend(backend, 0, Inf), "opencl")) {
+      stop("`backend` is \"opencl\" but this model has no device path; ",
+           "use backend = \"cpu\"", call. = FALSE)
+    }
+    return(FALSE)
+  }
+  threshold <- getOption(model$threshold_option, model$threshold)
+  resolve_backend(backend, model$size, threshold) == "opencl"
+}
+
+check_numeric_matrix_na_ok <- function(x, arg) {
+  if (!is.numeric(x) || length(dim(x)) != 2L) {
+    stop(sprintf("`%s` must be a numeric matrix", arg), call. = FALSE)
+  }
+  storage.mode(x) <- "double"
+  x
+}

@@ -68,9 +68,10 @@
 #'   widths).
 #' @param max_steps The most step-out rounds of one update.
 #' @param backend `"auto"`, `"opencl"` or `"cpu"` (see [backends]): where a
-#'   model object is evaluated. An R function is always evaluated by R. The
-#'   built-in [lm_model()] has only a CPU path; `"auto"` uses the device from
-#'   `getOption("clbayes.threshold.slice_sample_mv", Inf)` observations.
+#'   model object is evaluated. An R function is always evaluated by R.
+#'   [lm_model()] has only a CPU path (`"opencl"` is an error); [glm_model()]
+#'   runs on the device with `"opencl"`, and with `"auto"` from its size
+#'   threshold (see [glm_model()]).
 #' @param ... Further arguments passed to `log_density` when it is a function.
 #' @return A `clbayes_fit`: a list with `draws` (iteration x chain x
 #'   variable), `warmup_draws`, `n_evals` (densities evaluated, warmup
@@ -132,11 +133,12 @@ slice_sample_mv <- function(log_density, init, n_iter, width,
     stop("`log_density` must be a function or a clbayes model (e.g. lm_model())",
          call. = FALSE)
   }
-  backend <- resolve_backend(backend, size,
-                             getOption("clbayes.threshold.slice_sample_mv", Inf))
-  if (backend == "opencl" && !is.function(log_density)) {
-    stop("`backend` is \"opencl\" but this model has no device path yet; ",
-         "use backend = \"cpu\"", call. = FALSE)
+  if (is.function(log_density)) {
+    backend <- resolve_backend(backend, size,
+                               getOption("clbayes.threshold.slice_sample_mv", Inf))
+  } else {
+    target$use_device <- model_uses_device(log_density, backend)
+    backend <- if (target$use_device) "opencl" else "cpu"
   }
   vars <- names_from_model %||% colnames(init) %||% paste0("x[", seq_len(k), "]")
   if (stepout == "always" && method == "hyperrect") {

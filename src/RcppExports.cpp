@@ -435,6 +435,18 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_model_log_density
+Rcpp::NumericVector cpp_model_log_density(SEXP model, Rcpp::NumericMatrix points);
+RcppExport SEXP _clbayes_cpp_model_log_density(SEXP modelSEXP, SEXP pointsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type model(modelSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type points(pointsSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_model_log_density(model, points));
+    return rcpp_result_gen;
+END_RCPP
+}
 // cpp_zeros
 SEXP cpp_zeros(int rows, int cols);
 RcppExport SEXP _clbayes_cpp_zeros(SEXP rowsSEXP, SEXP colsSEXP) {
@@ -609,6 +621,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_clbayes_cpp_slice_start", (DL_FUNC) &_clbayes_cpp_slice_start, 2},
     {"_clbayes_cpp_slice_run", (DL_FUNC) &_clbayes_cpp_slice_run, 3},
     {"_clbayes_cpp_slice_result", (DL_FUNC) &_clbayes_cpp_slice_result, 1},
+    {"_clbayes_cpp_model_log_density", (DL_FUNC) &_clbayes_cpp_model_log_density, 2},
     {"_clbayes_cpp_zeros", (DL_FUNC) &_clbayes_cpp_zeros, 2},
     {"_clbayes_cpp_zero_triangle", (DL_FUNC) &_clbayes_cpp_zero_triangle, 2},
     {"_clbayes_cpp_identity", (DL_FUNC) &_clbayes_cpp_identity, 2},

@@ -1,24 +1,11 @@
 // Glue for gpu_glm_lp and gpu_glm_data (R/glm.R): R objects in, the core's
 // glm::glm_lp, R objects out.
 
-#include "glue.hpp"
-
-#include <clbayes/glm/glm_lp.hpp>
+#include "glue_glm.hpp"
 
 namespace glm = clbayes::glm;
 
-namespace {
-
-glm::glm_data& as_glm_data(SEXP ptr) {
-  if (TYPEOF(ptr) != EXTPTRSXP) Rcpp::stop("`x` must be a gpu_glm_data object");
-  glm::glm_data* d = static_cast<glm::glm_data*>(R_ExternalPtrAddr(ptr));
-  if (d == nullptr)
-    Rcpp::stop("`x` is an invalid gpu_glm_data object (it does not survive saving "
-               "and reloading, or a new R session); create it again");
-  return *d;
-}
-
-}  // namespace
+using glue::as_glm_data;
 
 // The handle keeps x and y alive through the external pointer's protected
 // slot: the core borrows their memory for the CPU path.

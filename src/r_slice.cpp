@@ -3,9 +3,10 @@
 // run it in pieces (progress bar, interrupts between pieces); the target is
 // an R function (called back once per batch) or a built-in model.
 
-#include "glue.hpp"
+#include "glue_glm.hpp"
 
 #include <clbayes/eigen.hpp>
+#include <clbayes/slice/glm_model.hpp>
 #include <clbayes/slice/lm_model.hpp>
 #include <clbayes/slice/sampler.hpp>
 
@@ -48,6 +49,22 @@ std::unique_ptr<cs::batch_evaluator> make_evaluator(SEXP target) {
     return std::unique_ptr<cs::batch_evaluator>(new cs::lm_evaluator(
         Eigen::Map<const Eigen::MatrixXd>(X.begin(), X.nrow(), X.ncol()),
         Eigen::Map<const Eigen::VectorXd>(y.begin(), y.size())));
+  }
+  if (std::find(cls.begin(), cls.end(), "clbayes_glm_model") != cls.end()) {
+    Rcpp::List data = model["data"];
+    Rcpp::List prior = model["prior"];
+    cs::glm_prior pr;
+    pr.mean = Rcpp::as<double>(prior["mean"]);
+    pr.sd = Rcpp::as<double>(prior["sd"]);
+    pr.rate = Rcpp::as<double>(prior["rate"]);
+    const bool use_device = Rcpp::as<bool>(model["use_device"]);
+#ifndef CLBAYES_OPENCL
+    if (use_device) glue::stop_no_opencl();
+#endif
+    return std::unique_ptr<cs::batch_evaluator>(new cs::glm_evaluator(
+        glue::as_glm_data(data["ptr"]),
+        clbayes::glm::parse_family(Rcpp::as<std::string>(model["family"])),
+        Rcpp::as<int>(model["n_categories"]), pr, use_device));
   }
   throw clbayes::invalid_argument("log_density", "must be a function or a clbayes model");
 }
@@ -111,4 +128,14 @@ Rcpp::List cpp_slice_result(SEXP ptr) {
       Rcpp::Named("n_calls") = s.n_calls(), Rcpp::Named("n_nan") = s.n_nan(),
       Rcpp::Named("n_stuck") = s.n_stuck(),
       Rcpp::Named("iteration") = s.iteration());
+}
+
+// Log densities of a model object at the rows of `points` (internal: tests
+// and model_log_density()).
+// [[Rcpp::export(.cpp_model_log_density)]]
+Rcpp::NumericVector cpp_model_log_density(SEXP model, Rcpp::NumericMatrix points) {
+  std::unique_ptr<cs::batch_evaluator> f = make_evaluator(model);
+  Eigen::VectorXd out;
+  (*f)(Eigen::Map<const Eigen::MatrixXd>(points.begin(), points.nrow(), points.ncol()), out);
+  return Rcpp::NumericVector(out.data(), out.data() + out.size());
 }
