@@ -23,24 +23,18 @@
 
 #include "../opencl/kernel_cl.hpp"
 
+#include <string>
+
 #ifdef CLBAYES_OPENCL
 
 namespace clbayes {
 namespace opencl {
 namespace kernels {
 
-inline const char* reduce_source = R"(
+// The working types and the combine of one method, shared with the
+// streaming kernel (kernels/reduce_stream.hpp).
+inline const char* reduce_preamble = R"(
 #pragma OPENCL FP_CONTRACT OFF
-/* Both kernels share one program: each needs the other's options defined. */
-#ifndef BLOCK
-#define BLOCK 1024
-#endif
-#ifndef WG
-#define WG 256
-#endif
-#ifndef P_MAX
-#define P_MAX 1024
-#endif
 #if REAL_FLOAT
 typedef float real;
 #define VW 4
@@ -80,6 +74,27 @@ typedef realv srcv;
 #define COMBINE(a, ac, b, bc) { (a) = HALF * (a) + HALF * (b); }
 #else
 #define COMBINE(a, ac, b, bc) { (a) = (a) + (b); }
+#endif
+)";
+
+/** The preamble joined to `body`, once, with static storage: the program
+ *  cache keys on the source's address. Safe during static initialisation. */
+#define CLBAYES_REDUCE_SOURCE(fn, body)                           \
+  inline const char* fn() {                                       \
+    static const std::string s = std::string(reduce_preamble) + body; \
+    return s.c_str();                                             \
+  }
+
+CLBAYES_REDUCE_SOURCE(reduce_source, R"(
+/* Both kernels share one program: each needs the other's options defined. */
+#ifndef BLOCK
+#define BLOCK 1024
+#endif
+#ifndef WG
+#define WG 256
+#endif
+#ifndef P_MAX
+#define P_MAX 1024
 #endif
 
 /**
@@ -242,18 +257,18 @@ __kernel void reduce_partials(__global const src* s_in,
 #endif
   }
 }
-)";
+)")
 
 // The host (reduce/sum_device.hpp) copies these and sets METHOD,
 // REAL_FLOAT, SRC_DOUBLE, BLOCK, WG and P_MAX for each launch; buffers are
 // plain cl::Buffer because the working type may be float.
 inline kernel_cl<cl::Buffer, cl_long, cl::Buffer, cl::Buffer> reduce_blocks(
-    "reduce_blocks", reduce_source,
+    "reduce_blocks", reduce_source(),
     {{"METHOD", 2}, {"REAL_FLOAT", 0}, {"SRC_DOUBLE", 1}, {"BLOCK", 1024},
      {"WG", 256}});
 inline kernel_cl<cl::Buffer, cl::Buffer, cl_int, cl_long, cl_int, cl::Buffer,
                  cl::Buffer>
-    reduce_partials("reduce_partials", reduce_source,
+    reduce_partials("reduce_partials", reduce_source(),
                     {{"METHOD", 2}, {"REAL_FLOAT", 0}, {"SRC_DOUBLE", 1},
                      {"P_MAX", 1024}});
 

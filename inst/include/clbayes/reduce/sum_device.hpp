@@ -1,8 +1,10 @@
 #ifndef CLBAYES_REDUCE_SUM_DEVICE_HPP
 #define CLBAYES_REDUCE_SUM_DEVICE_HPP
 
-// The device path of gpu_sum() / gpu_mean(): the multi-level launch
-// sequence of accurate-reduction.txt, Fig. 2, for any n.
+// The device path of gpu_sum() / gpu_mean(). By default a long input is
+// reduced by the one-launch stream kernel (reduce/sum_stream.hpp); the
+// legacy path (tuning::kernel, device_tuning.hpp) and short inputs use the
+// multi-level launch sequence of accurate-reduction.txt, Fig. 2, for any n:
 //
 //   level 0    reduce_blocks: blocks of B elements, the last one zero-padded
 //              to B (a non-full block among full ones keeps the full depth);
@@ -20,7 +22,9 @@
 // record as a read of x.
 
 #include "../kernels/reduce.hpp"
+#include "device_tuning.hpp"
 #include "method.hpp"
+#include "sum_stream.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -31,58 +35,6 @@
 namespace clbayes {
 namespace reduce {
 namespace device {
-
-/** Tuning knobs; 0 means "the default for this device". */
-struct tuning {
-  int block = 0;       // elements per work group at level 0 (power of two)
-  int work_group = 0;  // largest work group used at level 0
-  int p_max = 0;       // block of the later levels (power of two)
-};
-
-constexpr int default_block = 2048;
-constexpr int default_work_group = 256;
-constexpr int default_p_max = 1024;
-
-/** Scratch buffers for the partial results, kept between calls by a caller
- *  that sums repeatedly (the benchmark); grown when too small. */
-class workspace {
- public:
-  cl::Buffer& get(int slot, std::size_t bytes) {
-    opencl::context& ctx = opencl::context::instance();
-    if (generation_ != ctx.generation()) {
-      for (auto& b : buf_) b = cl::Buffer();
-      for (auto& c : cap_) c = 0;
-      generation_ = ctx.generation();
-    }
-    if (cap_[slot] < bytes) {
-      try {
-        buf_[slot] = cl::Buffer(ctx.cl_context(), CL_MEM_READ_WRITE, bytes);
-      } catch (const cl::Error& e) {
-        throw opencl_error("allocating reduction scratch", e.err());
-      }
-      cap_[slot] = bytes;
-    }
-    return buf_[slot];
-  }
-
- private:
-  cl::Buffer buf_[4];
-  std::size_t cap_[4] = {0, 0, 0, 0};
-  unsigned generation_ = 0;
-};
-
-inline bool is_pow2(long long v) { return v > 0 && (v & (v - 1)) == 0; }
-
-inline int method_code(sum_method m) {
-  switch (m) {
-    case sum_method::pairwise: return 0;
-    case sum_method::div2: return 1;
-    case sum_method::kahan: return 2;
-    default:
-      throw invalid_argument("method", "\"naive\" runs on the CPU only; use "
-                                       "backend = \"cpu\"");
-  }
-}
 
 /** The level-0 block and work group, and the later block, for this device. */
 struct launch_shape {
@@ -113,6 +65,30 @@ inline launch_shape choose_shape(const tuning& tune, bool single, bool kahan) {
   return s;
 }
 
+/** Read the root value s (+ c for kahan, at byte offset c_off of `c`) in
+ *  the working precision and add the two as the CPU path does. */
+inline double read_root(const cl::Buffer& s, const cl::Buffer& c, std::size_t c_off,
+                        bool kahan, bool single) {
+  cl::CommandQueue& q = opencl::context::instance().queue();
+  const bool one_read = kahan && &s == &c;  // s and c adjacent: one transfer
+  try {
+    if (single) {
+      float fs[2] = {0.0f, 0.0f};
+      q.enqueueReadBuffer(s, CL_FALSE, 0, (one_read ? 2 : 1) * sizeof(float), &fs[0]);
+      if (kahan && !one_read) q.enqueueReadBuffer(c, CL_FALSE, c_off, sizeof(float), &fs[1]);
+      q.finish();
+      return static_cast<double>(fs[0] + fs[1]);  // in float, as the CPU path does
+    }
+    double ds[2] = {0.0, 0.0};
+    q.enqueueReadBuffer(s, CL_FALSE, 0, (one_read ? 2 : 1) * sizeof(double), &ds[0]);
+    if (kahan && !one_read) q.enqueueReadBuffer(c, CL_FALSE, c_off, sizeof(double), &ds[1]);
+    q.finish();
+    return ds[0] + ds[1];
+  } catch (const cl::Error& e) {
+    throw opencl_error(std::string(e.what()) + " reading a reduction result", e.err());
+  }
+}
+
 /**
  * Sum and mean of the n values in `x` (doubles when x_double, else floats)
  * by `method` (not naive) in `precision`. `first_read`, when given,
@@ -131,11 +107,6 @@ inline sum_result sum(const cl::Buffer& x, std::uint64_t n, bool x_double,
   const launch_shape shape = choose_shape(tune, single, kahan);
   const std::size_t real_size = single ? sizeof(float) : sizeof(double);
 
-  opencl::kernel_cl<cl::Buffer, cl_long, cl::Buffer, cl::Buffer> blocks =
-      opencl::kernels::reduce_blocks;
-  opencl::kernel_cl<cl::Buffer, cl::Buffer, cl_int, cl_long, cl_int, cl::Buffer,
-                    cl::Buffer>
-      partials = opencl::kernels::reduce_partials;
   auto configure = [&](auto& k, int src_double) {
     k.set_option("METHOD", code);
     k.set_option("REAL_FLOAT", single ? 1 : 0);
@@ -144,17 +115,19 @@ inline sum_result sum(const cl::Buffer& x, std::uint64_t n, bool x_double,
     k.set_option("WG", shape.work_group);
     k.set_option("P_MAX", shape.p_max);
   };
-  configure(blocks, x_double ? 1 : 0);
-  auto partials_raw = partials;  // reads x itself when n is small
-  configure(partials_raw, x_double ? 1 : 0);
-  configure(partials, single ? 0 : 1);
 
   workspace local_ws;
   workspace& w = ws != nullptr ? *ws : local_ws;
+  const kernel_kind kind =
+      tune.kernel == kernel_kind::automatic ? default_kernel : tune.kernel;
+  stream_shape ss;
+  const bool stream = kind == kernel_kind::stream && choose_stream(tune, single, n, ss);
   // Ping-pong scratch: no level writes more partials than the first, which
-  // has blocks of at least min(B, P_MAX) unless it is the last level.
+  // has blocks of at least min(B, P_MAX) unless it is the last level (or
+  // the stream kernel's `groups`).
   const std::uint64_t min_block = static_cast<std::uint64_t>(std::min(shape.block, shape.p_max));
-  const std::size_t cap = static_cast<std::size_t>((n + min_block - 1) / min_block + 1);
+  const std::size_t cap = stream ? static_cast<std::size_t>(ss.groups + 1)
+                                 : static_cast<std::size_t>((n + min_block - 1) / min_block + 1);
   cl::Buffer* out_s = &w.get(0, cap * real_size);
   cl::Buffer* out_c = &w.get(1, kahan ? cap * real_size : real_size);
   cl::Buffer* other_s = &w.get(2, cap * real_size);
@@ -181,13 +154,35 @@ inline sum_result sum(const cl::Buffer& x, std::uint64_t n, bool x_double,
     std::swap(out_s, other_s);
     std::swap(out_c, other_c);
   };
-  if (m > static_cast<std::uint64_t>(shape.block)) {
+  if (stream) {
+    cl::Buffer& counter = w.get_zeroed(4, sizeof(cl_int));
+    cl::Buffer& result = w.get(5, 2 * real_size);
+    cl::Event ev = launch_stream(ss, x, n, x_double, code, single, *out_s, *out_c,
+                                 counter, result);
+    if (ss.fuse) {
+      if (first_read != nullptr) *first_read = ev;
+      const double root = read_root(result, result, real_size, kahan, single);
+      return method == sum_method::div2 ? from_div2(root, ceil_log2(n), n) : from_sum(root, n);
+    }
+    advance(ev);
+    m = static_cast<std::uint64_t>(ss.groups);
+    D = ss.depth;
+  } else if (m > static_cast<std::uint64_t>(shape.block)) {
+    opencl::kernel_cl<cl::Buffer, cl_long, cl::Buffer, cl::Buffer> blocks =
+        opencl::kernels::reduce_blocks;
+    configure(blocks, x_double ? 1 : 0);
     const std::uint64_t groups = (m + shape.block - 1) / shape.block;
     advance(blocks(cl::NDRange(groups * shape.work_group), cl::NDRange(shape.work_group),
                    *in_s, static_cast<cl_long>(m), *out_s, *out_c));
     m = groups;
     D += ceil_log2(shape.block);
   }
+  opencl::kernel_cl<cl::Buffer, cl::Buffer, cl_int, cl_long, cl_int, cl::Buffer,
+                    cl::Buffer>
+      partials = opencl::kernels::reduce_partials;
+  auto partials_raw = partials;  // reads x itself when n is small
+  configure(partials_raw, x_double ? 1 : 0);
+  configure(partials, single ? 0 : 1);
   while (true) {
     const bool last = m <= static_cast<std::uint64_t>(shape.p_max);
     const long long block = last ? (1LL << ceil_log2(m)) : shape.p_max;
@@ -202,26 +197,8 @@ inline sum_result sum(const cl::Buffer& x, std::uint64_t n, bool x_double,
   }
 
   // The root is in *in_s (and *in_c) after the last advance().
-  double s = 0.0;
-  cl::CommandQueue& q = opencl::context::instance().queue();
-  try {
-    if (single) {
-      float fs[2] = {0.0f, 0.0f};
-      q.enqueueReadBuffer(*in_s, CL_FALSE, 0, sizeof(float), &fs[0]);
-      if (kahan) q.enqueueReadBuffer(*in_c, CL_FALSE, 0, sizeof(float), &fs[1]);
-      q.finish();
-      s = static_cast<double>(fs[0] + fs[1]);  // in float, as the CPU path does
-    } else {
-      double ds[2] = {0.0, 0.0};
-      q.enqueueReadBuffer(*in_s, CL_FALSE, 0, sizeof(double), &ds[0]);
-      if (kahan) q.enqueueReadBuffer(*in_c, CL_FALSE, 0, sizeof(double), &ds[1]);
-      q.finish();
-      s = ds[0] + ds[1];
-    }
-  } catch (const cl::Error& e) {
-    throw opencl_error(std::string(e.what()) + " reading a reduction result", e.err());
-  }
-  return method == sum_method::div2 ? from_div2(s, D, n) : from_sum(s, n);
+  const double root = read_root(*in_s, *in_c, 0, kahan, single);
+  return method == sum_method::div2 ? from_div2(root, D, n) : from_sum(root, n);
 }
 
 /** Copy n host doubles to a new device buffer, as floats when `single`. */

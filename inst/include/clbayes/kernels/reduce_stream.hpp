@@ -1,0 +1,261 @@
+#ifndef CLBAYES_KERNELS_REDUCE_STREAM_HPP
+#define CLBAYES_KERNELS_REDUCE_STREAM_HPP
+
+// One-launch reduction for long inputs: a grid of a few resident work groups
+// per compute unit streams over the whole input, and the last group to
+// finish combines the group partials (so gpu_sum needs one launch and one
+// read instead of the three launches of Fig. 2 of accurate-reduction.txt).
+//
+// The tree is still the paper's: the input, zero-padded to N = 2^D elements
+// with D = ceil(log2 n), is reduced by a perfect binary tree, halving at every
+// node for div2. Which leaves pair up does not change what section III.A
+// relies on: every node is the mean of 2^k padded leaves (so it stays within
+// [min, max] and nothing is absorbed) and the root is the padded mean, so the
+// correction C = 2^D / n is unchanged. Only the assignment of leaves differs:
+// with T = groups * WG work items, vector v of the input goes to item
+// v mod T, so every load of a warp reads consecutive addresses, and item t
+// reduces its N / T leaves as a perfect tree of depth log2(N / T):
+//   - UNROLL independent vector loads per iteration (memory-level
+//     parallelism), reduced by a perfect tree over the loads, then over the
+//     lanes: one chunk value of depth log2(UNROLL * VW);
+//   - the `iters` chunk values (a power of two) combined as a binary counter
+//     (one pending subtree per level, in registers: static indices only);
+//   - then the work group's tree in local memory and the tree over groups.
+// kahan accumulates its leaves compensated, lane by lane, and combines every
+// partial compensated, as in kernels/reduce.hpp.
+//
+// Build options besides METHOD, REAL_FLOAT and SRC_DOUBLE (kernels/reduce.hpp):
+//   WG      work items per group (a power of two)
+//   UNROLL  vector loads in flight per work item and iteration (power of two)
+//   LSTACK  levels of the binary counter: iters <= 2^LSTACK
+//   RMAX    partials per work item in the last group: groups <= WG * RMAX
+//   FUSE    1: the last group to finish writes the root to result[0..1];
+//           0: only the group partials are written (the host reduces them)
+//
+// The last group is found with an atomic counter on an int (OpenCL 1.1):
+// each group writes its partial, fences, and increments; the group that
+// sees groups - 1 reads all partials through volatile loads (past any
+// incoherent cache) and resets the counter to 0 for the next launch.
+
+#include "reduce.hpp"
+
+#ifdef CLBAYES_OPENCL
+
+namespace clbayes {
+namespace opencl {
+namespace kernels {
+
+CLBAYES_REDUCE_SOURCE(reduce_stream_source, R"(
+#ifndef WG
+#define WG 256
+#endif
+#ifndef UNROLL
+#define UNROLL 4
+#endif
+#ifndef LSTACK
+#define LSTACK 8
+#endif
+#ifndef RMAX
+#define RMAX 8
+#endif
+#ifndef FUSE
+#define FUSE 1
+#endif
+#if METHOD == 1
+#define VCOMB(a, b) (HALF * (a) + HALF * (b))
+#else
+#define VCOMB(a, b) ((a) + (b))
+#endif
+
+/* Vector v of x (elements v * VW ...), zero past n; reads nothing past n. */
+inline realv load_tail(__global const src* x, long v, long n) {
+  const long e = v * VW;
+  real el[VW];
+  for (int l = 0; l < VW; ++l) el[l] = e + l < n ? (real)x[e + l] : (real)0;
+#if VW == 4
+  return (realv)(el[0], el[1], el[2], el[3]);
+#else
+  return (realv)(el[0], el[1]);
+#endif
+}
+
+/* Combine the lanes of a (s, c) vector pair by a perfect tree; c unused
+ * except for kahan. */
+inline void lanes(realv vs, realv vc, real* s, real* c) {
+#if VW == 4
+  real a0 = vs.s0, c0 = vc.s0, a1 = vs.s1, c1 = vc.s1;
+  real a2 = vs.s2, c2 = vc.s2, a3 = vs.s3, c3 = vc.s3;
+  COMBINE(a0, c0, a2, c2);
+  COMBINE(a1, c1, a3, c3);
+  COMBINE(a0, c0, a1, c1);
+#else
+  real a0 = vs.s0, c0 = vc.s0, a1 = vs.s1, c1 = vc.s1;
+  COMBINE(a0, c0, a1, c1);
+#endif
+  *s = a0;
+  *c = c0;
+}
+
+/* Tree over the first `active` entries (a power of two <= WG) of ls (lc);
+ * the root ends in ls[0] (lc[0]). Every item of the group must call it. */
+inline void group_tree(__local real* ls, __local real* lc, int active, int t) {
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int w = active / 2; w > 0; w >>= 1) {
+    if (t < w) {
+      real a = ls[t];
+#if METHOD == 2
+      real ac = lc[t];
+      COMBINE(a, ac, ls[t + w], lc[t + w]);
+      lc[t] = ac;
+#else
+      real ac = 0;
+      COMBINE(a, ac, ls[t + w], ac);
+#endif
+      ls[t] = a;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+}
+
+/**
+ * Reduce x[0 .. n) zero-padded to get_global_size(0) * UNROLL * VW * iters
+ * elements: part_s[g] (part_c[g]) is group g's partial; with FUSE, result[0]
+ * (result[1] for kahan, else 0) is the root. counter must be 0 at launch.
+ */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void reduce_stream(__global const src* x, long n, int iters,
+                   __global real* part_s, __global real* part_c,
+                   __global int* counter, __global real* result) {
+  __local real ls[WG];
+#if METHOD == 2
+  __local real lc[WG];
+#else
+  __local real* lc = ls;  /* unused */
+#endif
+  __local int is_last;
+  const int t = get_local_id(0);
+  const long T = get_global_size(0);
+  const long id = get_global_id(0);
+  __global const srcv* xv = (__global const srcv*)x;
+  real s, c = 0;
+#if METHOD == 2
+  realv vs = (realv)0, vc = (realv)0;
+#else
+  real st[LSTACK];
+  real root = 0;
+#endif
+  for (int i = 0; i < iters; ++i) {
+    realv v[UNROLL];
+    const long v0 = (long)i * UNROLL * T + id;
+    if ((long)(i + 1) * UNROLL * T * VW <= n) { /* uniform: the chunk is in x */
+#pragma unroll
+      for (int k = 0; k < UNROLL; ++k) v[k] = convert_realv(xv[v0 + k * T]);
+    } else {
+#pragma unroll
+      for (int k = 0; k < UNROLL; ++k) v[k] = load_tail(x, v0 + k * T, n);
+    }
+#if METHOD == 2
+#pragma unroll
+    for (int k = 0; k < UNROLL; ++k) {
+      const realv ts = vs + v[k];
+      const realv z = ts - vs;
+      vc += (vs - (ts - z)) + (v[k] - z);
+      vs = ts;
+    }
+#else
+#pragma unroll
+    for (int w = UNROLL / 2; w > 0; w >>= 1)
+#pragma unroll
+      for (int k = 0; k < w; ++k) v[k] = VCOMB(v[k], v[k + w]);
+    real cv, unused;
+    lanes(v[0], v[0], &cv, &unused);
+    /* binary counter: chunk i completes one subtree per trailing 1 bit */
+#pragma unroll
+    for (int l = 0; l < LSTACK; ++l) {
+      if (((i >> l) & 1) == 0) {
+        st[l] = cv;
+        break;
+      }
+      real a = st[l], ac = 0;
+      COMBINE(a, ac, cv, ac);
+      cv = a;
+    }
+    root = cv; /* after the last chunk (iters a power of two): the root */
+#endif
+  }
+#if METHOD == 2
+  lanes(vs, vc, &s, &c);
+  lc[t] = c;
+#else
+  s = root;
+#endif
+  ls[t] = s;
+  group_tree(ls, lc, WG, t);
+  if (t == 0) {
+    part_s[get_group_id(0)] = ls[0];
+#if METHOD == 2
+    part_c[get_group_id(0)] = lc[0];
+#endif
+#if FUSE
+    mem_fence(CLK_GLOBAL_MEM_FENCE); /* the partial is visible before the count */
+    is_last = atomic_inc(counter) == (int)get_num_groups(0) - 1;
+#endif
+  }
+#if FUSE
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (!is_last) return; /* uniform over the group */
+  mem_fence(CLK_GLOBAL_MEM_FENCE);
+  const int G = get_num_groups(0);
+  const int active = G < WG ? G : WG;
+  const int r = G / active; /* partials per item, a power of two <= RMAX */
+  volatile __global real* ps = part_s;
+  real a[RMAX], ac[RMAX];
+#pragma unroll
+  for (int j = 0; j < RMAX; ++j) {
+    const bool in = j < r && t < active;
+    a[j] = in ? ps[t + j * active] : (real)0;
+#if METHOD == 2
+    volatile __global real* pc = part_c;
+    ac[j] = in ? pc[t + j * active] : (real)0;
+#else
+    ac[j] = 0;
+#endif
+  }
+#pragma unroll
+  for (int w = RMAX / 2; w > 0; w >>= 1)
+    if (2 * w <= r) {
+#pragma unroll
+      for (int k = 0; k < w; ++k) COMBINE(a[k], ac[k], a[k + w], ac[k + w]);
+    }
+  ls[t] = a[0];
+#if METHOD == 2
+  lc[t] = ac[0];
+#endif
+  group_tree(ls, lc, active, t);
+  if (t == 0) {
+    result[0] = ls[0];
+#if METHOD == 2
+    result[1] = lc[0];
+#else
+    result[1] = 0;
+#endif
+    atomic_xchg(counter, 0);
+  }
+#endif
+}
+)")
+
+// The host (reduce/sum_stream.hpp) copies this and sets every option for
+// each launch.
+inline kernel_cl<cl::Buffer, cl_long, cl_int, cl::Buffer, cl::Buffer, cl::Buffer,
+                 cl::Buffer>
+    reduce_stream("reduce_stream", reduce_stream_source(),
+                  {{"METHOD", 2}, {"REAL_FLOAT", 0}, {"SRC_DOUBLE", 1}, {"WG", 256},
+                   {"UNROLL", 4}, {"LSTACK", 8}, {"RMAX", 8}, {"FUSE", 1}});
+
+}  // namespace kernels
+}  // namespace opencl
+}  // namespace clbayes
+
+#endif  // CLBAYES_OPENCL
+#endif
