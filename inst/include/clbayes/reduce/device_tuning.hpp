@@ -38,14 +38,19 @@ struct tuning {
   int fuse = -1;       // stream: 1 the last group combines, 0 a launch more
 };
 
-// Defaults: the kernel used by gpu_sum() and the knobs of each kernel. The
-// stream defaults are set from the H200 sweep of inst/bench/bench_reduce.
-constexpr kernel_kind default_kernel = kernel_kind::stream;
+// Defaults: the kernel used by gpu_sum() and the knobs of each kernel, set
+// from the H200 sweeps of inst/bench/bench_reduce (RESULTS.md, 2026-11-22):
+// at 2^27 doubles kahan was fastest with the stream kernel (1024 groups of
+// 512, 4 loads in flight: 3619 GB/s), div2 and pairwise with the legacy
+// sequence (block 2048, groups of 128: 3585 GB/s; stream at best 3303).
+inline kernel_kind default_kernel(sum_method m) {
+  return m == sum_method::kahan ? kernel_kind::stream : kernel_kind::legacy;
+}
 constexpr int default_block = 2048;
-constexpr int default_work_group = 256;
+constexpr int default_work_group = 128;
 constexpr int default_p_max = 1024;
-constexpr int default_stream_work_group = 256;
-constexpr int default_groups_per_cu = 4;
+constexpr int default_stream_work_group = 512;
+constexpr int default_groups_per_cu = 8;
 constexpr int default_unroll = 4;
 constexpr int default_fuse = 1;
 

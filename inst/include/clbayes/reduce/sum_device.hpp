@@ -119,7 +119,7 @@ inline sum_result sum(const cl::Buffer& x, std::uint64_t n, bool x_double,
   workspace local_ws;
   workspace& w = ws != nullptr ? *ws : local_ws;
   const kernel_kind kind =
-      tune.kernel == kernel_kind::automatic ? default_kernel : tune.kernel;
+      tune.kernel == kernel_kind::automatic ? default_kernel(method) : tune.kernel;
   stream_shape ss;
   const bool stream = kind == kernel_kind::stream && choose_stream(tune, single, n, ss);
   // Ping-pong scratch: no level writes more partials than the first, which
