@@ -2,8 +2,9 @@
 #define CLBAYES_GLM_GLM_OPENCL_HPP
 
 // The device path of glm_lp: data resident on the device (glm_data_cl, made
-// once), parameters uploaded per call in one write, one fused kernel
-// (kernels/glm_lp.hpp), and its per-group partial sums finished by a second
+// once), parameters uploaded per call in one write, one fused kernel (the
+// tiled kernel of glm_tiled.hpp, or the row-block kernel of
+// kernels/glm_lp.hpp), and its per-group partial sums finished by a second
 // tiny kernel (stan-opencl.txt section 3.4), so that a call moves only the
 // parameters up and the value and gradient down. The buffers of a call are
 // kept with the data and reused by the next call of the same shape.
