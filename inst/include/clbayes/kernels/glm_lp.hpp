@@ -292,7 +292,7 @@ __kernel void glm_lp_reduce(__global double* sums, __global const double* partia
 )";
 
 /** Options: FAMILY (glm::family), NETA, ROWS (power of two), CHUNK;
- *  glm_lp_opencl sets all four for each call. */
+ *  glm::internal::glm_lp_rowblock_launch sets all four for each call. */
 inline kernel_cl<out_buffer, out_buffer, in_buffer, in_buffer, in_buffer, int, int, int,
                  int, int, int, int, int, int, cl::LocalSpaceArg, cl::LocalSpaceArg,
                  cl::LocalSpaceArg>
