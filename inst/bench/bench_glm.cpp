@@ -6,8 +6,16 @@
 //   ./bench_glm                       the sizes (needs ~4 GB on host and device)
 //   ./bench_glm --reps 5 20000x50     small sizes for PoCL; any number of NxK
 //   ./bench_glm --family poisson_log 100000x100
-// Tuning knobs of the kernel (glm::glm_launch): --rows R --chunk C --max-group G
-// --groups-per-cu U --reduce-group W --max-chunk M.
+// Two device kernels are timed side by side: "tiled" (kernels/glm_lp_tiled.hpp,
+// the default) and "rowblock" (kernels/glm_lp.hpp, the previous one).
+// Knobs of the tiled kernel (glm::glm_tiled_launch): --tile-group G
+// --tile-rows R --tile-gpc U --tile-max-lpi L. Of the row-block kernel
+// (glm::glm_launch): --rows R --chunk C --max-group G --groups-per-cu U
+// --max-chunk M; of both: --reduce-group W.
+//   ./bench_glm --tune               first sweeps the tiled knobs on
+//                                    bernoulli_logit 10^6 x 100 (or the first
+//                                    NxK given), then runs the cases with the
+//                                    fastest setting
 //
 // For each case: the device and CPU results are compared first (max relative
 // error over value and gradient), then each is timed: one warm-up, then the
@@ -145,10 +153,76 @@ const char* family_name(family f) {
   return names[static_cast<int>(f)];
 }
 
+// One tiled setting of the sweep: its knobs, the tile it got, its timing.
+struct sweep_point {
+  glm::glm_tiled_launch t;
+  int rows = 0, lpi = 0;
+  double err = 0, ms = 0;
+};
+
+// Time the tiled kernel over a grid of knobs on one problem (data resident,
+// value + gradient); every point is checked against the CPU result first.
+// Returns the fastest setting.
+glm::glm_launch sweep_tiled(const problem& pr, const glm::glm_result& cpu,
+                            glm::glm_launch base, int reps) {
+  const glm::glm_params p = pr.params();
+  glm::glm_data_cl data = glm::to_glm_data_cl(pr.x.data(), pr.y.data(), pr.n, pr.k);
+  const auto& info = clbayes::opencl::context::instance().info();
+  const int n_cuts = pr.fam == family::ordered_logistic ? static_cast<int>(pr.extra.size()) : 0;
+  const double gb = 8.0 * pr.n * pr.k / 1e9;
+  std::printf("## Tiled kernel sweep: %s, n = %d, k = %d (lp + gradient, data resident)\n\n",
+              family_name(pr.fam), pr.n, pr.k);
+  std::printf("| group | rows (max) | rows (used) | LPI | groups/CU | max rel err | ms | GB/s |\n");
+  std::printf("|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  std::vector<sweep_point> pts;
+  for (int g : {64, 128, 256})
+    for (int rows : {8, 16, 32, 64})
+      for (int gpc : {4, 8, 16}) {
+        if (rows > g) continue;
+        sweep_point sp;
+        sp.t = base.tiled;
+        sp.t.group = g;
+        sp.t.rows = rows;
+        sp.t.groups_per_cu = gpc;
+        auto sh = glm::internal::tiled_shape_for(g, rows, pr.k, pr.n_eta, n_cuts, info.local_mem,
+                                                 sp.t.max_lpi);
+        if (sh.rows != rows) continue;  // the same as a smaller rows setting
+        sp.rows = sh.rows;
+        sp.lpi = sh.lpi;
+        glm::glm_launch tune = base;
+        tune.kernel = glm::glm_kernel::tiled;
+        tune.tiled = sp.t;
+        try {
+          sp.err = max_rel_error(glm::glm_lp_opencl(data, p, true, false, tune), cpu);
+          sp.ms = median_ms(reps, [&] { glm::glm_lp_opencl(data, p, true, false, tune); });
+        } catch (const std::exception& e) {
+          std::printf("| %d | %d | - | - | %d | failed: %s | | |\n", g, rows, gpc, e.what());
+          continue;
+        }
+        std::printf("| %d | %d | %d | %d | %d | %.1e | %.3f | %.1f |\n", g, rows, sp.rows,
+                    sp.lpi, gpc, sp.err, sp.ms, gb / (sp.ms / 1e3));
+        std::fflush(stdout);
+        if (sp.err <= 1e-10) pts.push_back(sp);
+      }
+  if (pts.empty()) {
+    std::printf("\nno tiled setting agreed with the CPU path; keeping the defaults\n\n");
+    return base;
+  }
+  auto best = *std::min_element(pts.begin(), pts.end(), [](const sweep_point& a,
+                                                           const sweep_point& b) {
+    return a.ms < b.ms;
+  });
+  std::printf("\nfastest: --tile-group %d --tile-rows %d --tile-gpc %d (%.3f ms, %.1f GB/s)\n\n",
+              best.t.group, best.t.rows, best.t.groups_per_cu, best.ms, gb / (best.ms / 1e3));
+  base.tiled = best.t;
+  return base;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   int reps = 9;
+  bool tune_run = false;
   std::string only;
   glm::glm_launch tune;
   std::vector<std::pair<int, int>> sizes;
@@ -159,6 +233,7 @@ int main(int argc, char** argv) {
       return argv[++a];
     };
     if (s == "--reps") reps = std::atoi(next());
+    else if (s == "--tune") tune_run = true;
     else if (s == "--family") only = next();
     else if (s == "--rows") tune.rows = std::atoi(next());
     else if (s == "--chunk") tune.chunk = std::atoi(next());
@@ -166,12 +241,17 @@ int main(int argc, char** argv) {
     else if (s == "--groups-per-cu") tune.groups_per_cu = std::atoi(next());
     else if (s == "--reduce-group") tune.reduce_group = std::atoi(next());
     else if (s == "--max-chunk") tune.max_chunk = std::atoi(next());
+    else if (s == "--tile-group") tune.tiled.group = std::atoi(next());
+    else if (s == "--tile-rows") tune.tiled.rows = std::atoi(next());
+    else if (s == "--tile-gpc") tune.tiled.groups_per_cu = std::atoi(next());
+    else if (s == "--tile-max-lpi") tune.tiled.max_lpi = std::atoi(next());
     else {
       int n = 0, k = 0;
       if (std::sscanf(s.c_str(), "%dx%d", &n, &k) != 2 || n < 1 || k < 1) {
-        std::fprintf(stderr, "usage: %s [--reps R] [--family F] [--rows R] [--chunk C] "
-                             "[--max-group G] [--groups-per-cu U] [--reduce-group W] [--max-chunk M] "
-                             "[NxK ...]\n", argv[0]);
+        std::fprintf(stderr, "usage: %s [--tune] [--reps R] [--family F] [--tile-group G] "
+                             "[--tile-rows R] [--tile-gpc U] [--tile-max-lpi L] [--rows R] "
+                             "[--chunk C] [--max-group G] [--groups-per-cu U] [--reduce-group W] "
+                             "[--max-chunk M] [NxK ...]\n", argv[0]);
         return 2;
       }
       sizes.push_back({n, k});
@@ -203,42 +283,72 @@ int main(int argc, char** argv) {
     auto& ctx = clbayes::opencl::context::instance();
     const bool dev = ctx.selected();
     std::printf("device: %s\n", dev ? ctx.info().name.c_str() : "(none: CPU path only)");
-    std::printf("knobs: rows %d, chunk %d, max-group %d, groups-per-cu %d, reduce-group %d; "
+    if (dev && tune_run) {
+      const auto nk = sizes.empty() ? std::make_pair(1000000, 100) : sizes.front();
+      const family f = only.empty() ? family::bernoulli_logit : glm::parse_family(only);
+      problem pr = make_problem(f, nk.first, nk.second, 42);
+      glm::glm_params p = pr.params();
+      glm::glm_result cpu = glm::glm_lp_cpu(pr.x.data(), pr.y.data(), pr.n, pr.k, p, true, false);
+      tune = sweep_tiled(pr, cpu, tune, reps);
+    }
+    glm::glm_launch old = tune;
+    old.kernel = glm::glm_kernel::rowblock;
+    std::printf("tiled knobs: group %d, rows %d, groups-per-cu %d, max-lpi %d; rowblock knobs: "
+                "rows %d, chunk %d, max-group %d, groups-per-cu %d; reduce-group %d; "
                 "median of %d runs\n\n",
+                tune.tiled.group, tune.tiled.rows, tune.tiled.groups_per_cu, tune.tiled.max_lpi,
                 tune.rows, tune.chunk, tune.max_group, tune.groups_per_cu, tune.reduce_group,
                 reps);
-    std::printf("| family | n | k | max rel err | device lp+grad ms | GB/s | device lp ms | "
-                "+ upload ms | CPU lp+grad ms | CPU GB/s | CPU / device |\n");
-    std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    std::printf("| family | n | k | err tiled | err rowblock | tiled lp+grad ms | GB/s | "
+                "rowblock lp+grad ms | GB/s | rowblock / tiled | tiled lp ms | rowblock lp ms | "
+                "+ upload ms | CPU lp+grad ms | CPU / tiled |\n");
+    std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (const auto& c : cases) {
       const int n = c.second.first, k = c.second.second;
       problem pr = make_problem(c.first, n, k, 42);
       glm::glm_params p = pr.params();
       const double gb = 8.0 * n * k / 1e9;
       glm::glm_result cpu = glm::glm_lp_cpu(pr.x.data(), pr.y.data(), n, k, p, true, false);
-      double t_cpu = median_ms(reps, [&] {
+      double t_cpu = median_ms(std::max(1, reps / 3), [&] {
         glm::glm_lp_cpu(pr.x.data(), pr.y.data(), n, k, p, true, false);
       });
       if (!dev) {
-        std::printf("| %s | %d | %d | - | - | - | - | - | %.3f | %.1f | - |\n",
-                    family_name(c.first), n, k, t_cpu, gb / (t_cpu / 1e3));
+        std::printf("| %s | %d | %d | - | - | - | - | - | - | - | - | - | - | %.3f | - |\n",
+                    family_name(c.first), n, k, t_cpu);
         std::fflush(stdout);
         continue;
       }
       glm::glm_data_cl data = glm::to_glm_data_cl(pr.x.data(), pr.y.data(), n, k);
-      glm::glm_result res = glm::glm_lp_opencl(data, p, true, false, tune);
-      const double err = max_rel_error(res, cpu);
-      double t_dev = median_ms(reps, [&] { glm::glm_lp_opencl(data, p, true, false, tune); });
-      double t_val = median_ms(reps, [&] { glm::glm_lp_opencl(data, p, false, false, tune); });
-      double t_up = median_ms(std::max(1, reps / 3), [&] {
-        glm::glm_data_cl d2 = glm::to_glm_data_cl(pr.x.data(), pr.y.data(), n, k);
-        glm::glm_lp_opencl(d2, p, true, false, tune);
-      });
-      std::printf("| %s | %d | %d | %.1e | %.3f | %.1f | %.3f | %.3f | %.3f | %.1f | %.2f |\n",
-                  family_name(c.first), n, k, err, t_dev, gb / (t_dev / 1e3), t_val, t_up,
-                  t_cpu, gb / (t_cpu / 1e3), t_cpu / t_dev);
+      // Both kernels, checked against the CPU path before they are timed; a
+      // tiled failure (a build log, say) is printed and the row-block kernel
+      // still timed.
+      double err = NAN, err_v = NAN, t_dev = NAN, t_val = NAN, t_up = NAN;
+      try {
+        err = max_rel_error(glm::glm_lp_opencl(data, p, true, false, tune), cpu);
+        // the value-only call must agree with the value of the full call
+        const double v_only = glm::glm_lp_opencl(data, p, false, false, tune).value;
+        err_v = std::fabs(v_only - cpu.value) / std::max(1.0, std::fabs(cpu.value));
+        t_dev = median_ms(reps, [&] { glm::glm_lp_opencl(data, p, true, false, tune); });
+        t_val = median_ms(reps, [&] { glm::glm_lp_opencl(data, p, false, false, tune); });
+        t_up = median_ms(std::max(1, reps / 3), [&] {
+          glm::glm_data_cl d2 = glm::to_glm_data_cl(pr.x.data(), pr.y.data(), n, k);
+          glm::glm_lp_opencl(d2, p, true, false, tune);
+        });
+      } catch (const std::exception& e) {
+        std::printf("tiled kernel failed: %s\n", e.what());
+      }
+      const double err_old = max_rel_error(glm::glm_lp_opencl(data, p, true, false, old), cpu);
+      double t_old = median_ms(reps, [&] { glm::glm_lp_opencl(data, p, true, false, old); });
+      double t_val_old = median_ms(reps, [&] { glm::glm_lp_opencl(data, p, false, false, old); });
+      std::printf("| %s | %d | %d | %.1e | %.1e | %.3f | %.1f | %.3f | %.1f | %.2f | %.3f | "
+                  "%.3f | %.3f | %.3f | %.1f |\n",
+                  family_name(c.first), n, k, std::max(err, err_v), err_old, t_dev,
+                  gb / (t_dev / 1e3), t_old, gb / (t_old / 1e3), t_old / t_dev, t_val,
+                  t_val_old, t_up, t_cpu, t_cpu / t_dev);
       std::fflush(stdout);
-      if (err > 1e-10) std::printf("WARNING: device and CPU differ by %.2e\n", err);
+      if (!(std::max(err, err_v) <= 1e-10) || !(err_old <= 1e-10))
+        std::printf("WARNING: device and CPU differ by %.2e (tiled) / %.2e (rowblock)\n",
+                    std::max(err, err_v), err_old);
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", e.what());

@@ -2,13 +2,15 @@
 #define CLBAYES_GLM_GLM_OPENCL_HPP
 
 // The device path of glm_lp: data resident on the device (glm_data_cl, made
-// once), parameters uploaded per call in one write, one fused kernel
-// (kernels/glm_lp.hpp), and its per-group partial sums finished by a second
+// once), parameters uploaded per call in one write, one fused kernel (the
+// tiled kernel of glm_tiled.hpp, or the row-block kernel of
+// kernels/glm_lp.hpp), and its per-group partial sums finished by a second
 // tiny kernel (stan-opencl.txt section 3.4), so that a call moves only the
 // parameters up and the value and gradient down. The buffers of a call are
 // kept with the data and reused by the next call of the same shape.
 
 #include "../kernels/glm_lp.hpp"
+#include "glm_tiled.hpp"
 #include "../opencl/checks.hpp"
 #include "../opencl/transfer.hpp"
 #include "family.hpp"
@@ -31,6 +33,8 @@ struct glm_workspace {
   opencl::matrix_cl partials;   // groups x stride
   opencl::matrix_cl sums;       // stride
   opencl::matrix_cl row_grad;   // n x 2, when a gradient is per row
+  opencl::matrix_cl counter;    // the tiled kernel's tile counter (an int)
+  bool counter_dirty = true;    // not known to be zero: zero it first
 };
 
 /** x (n x k) and y (n) on the selected device, with the call workspace. */
@@ -54,8 +58,13 @@ inline glm_data_cl to_glm_data_cl(const double* x, const double* y, int n, int k
   return d;
 }
 
-/** Work-group shape of the fused kernel; tuning knobs with their defaults. */
+/** Work-group shape of the fused kernel; tuning knobs with their defaults.
+ *  `kernel` picks the tiled kernel (kernels/glm_lp_tiled.hpp, knobs in
+ *  `tiled`) or the row-block kernel (kernels/glm_lp.hpp, the fields below);
+ *  designs too wide for a tile always run the row-block kernel. */
 struct glm_launch {
+  glm_kernel kernel = glm_kernel::tiled;
+  glm_tiled_launch tiled;
   int rows = 32;          // ROWS: rows per block (power of two)
   int chunk = 8;          // CHUNK: columns per work item (target)
   int max_group = 512;    // cap on ROWS * PARTS (registers per work item)
@@ -65,14 +74,6 @@ struct glm_launch {
 };
 
 namespace internal {
-
-/** m as a rows x 1 device matrix (at least one row, so that a kernel
- *  argument always has a buffer), reallocated only when its size changes. */
-inline void ensure(opencl::matrix_cl& m, long long rows) {
-  rows = std::max<long long>(rows, 1);
-  if (m.rows() != rows || m.cols() != 1 || !m.on_current_device())
-    m = opencl::matrix_cl(static_cast<int>(rows), 1);
-}
 
 /** Enqueue a copy of host[0 .. size) into m without waiting; the caller
  *  keeps host alive until a later blocking read on the in-order queue. */
@@ -138,6 +139,49 @@ inline glm_shape choose_shape(int k, int ne, int n_cuts, int max_wg,
   return sh;
 }
 
+/** Shape and launch of the row-block kernel (kernels/glm_lp.hpp); the
+ *  number of groups. If the compiled variant allows fewer items per group
+ *  than the shape has (registers), the shape is chosen again. */
+inline int glm_lp_rowblock_launch(glm_workspace& w, const glm_data_cl& data,
+                                  const glm_params& p, int n_cuts, int alpha_per_row,
+                                  int extra_per_row, bool gradient, bool propto,
+                                  const glm_launch& tune) {
+  const int n = data.n, k = data.k, ne = p.n_eta;
+  const opencl::device_info& info = opencl::context::instance().info();
+  auto& kern = opencl::kernels::glm_lp;
+  int max_wg = static_cast<int>(
+      std::min<std::size_t>(info.max_work_group_size, static_cast<std::size_t>(tune.max_group)));
+  glm_shape sh;
+  for (int attempt = 0;; ++attempt) {
+    sh = choose_shape(k, ne, n_cuts, max_wg, info.local_mem, tune);
+    const std::map<std::string, int> options = {{"FAMILY", static_cast<int>(p.fam)},
+                                                {"NETA", ne},
+                                                {"ROWS", sh.rows},
+                                                {"CHUNK", sh.chunk}};
+    for (const auto& kv : options) kern.set_option(kv.first, kv.second);
+    const int allowed = static_cast<int>(kern.max_work_group_size());
+    if (sh.rows * sh.parts <= allowed) break;
+    if (attempt == 4 || allowed < 4)
+      throw opencl_error("choosing a work-group size for glm_lp (the device allows " +
+                             std::to_string(allowed) + " items)",
+                         CL_INVALID_WORK_GROUP_SIZE);
+    max_wg = allowed;
+  }
+  const int rows = sh.rows, wg = sh.rows * sh.parts;
+  const long long blocks = (static_cast<long long>(n) + rows - 1) / rows;
+  const int groups = static_cast<int>(
+      std::max<long long>(1, std::min<long long>(blocks, static_cast<long long>(info.compute_units) *
+                                                             tune.groups_per_cu)));
+  const long long stride = 2 + ne + static_cast<long long>(k) * ne + n_cuts;
+  ensure(w.partials, groups * stride);
+  kern(cl::NDRange(static_cast<std::size_t>(groups) * wg), cl::NDRange(wg), w.partials,
+       w.row_grad, data.x, data.y, w.params, p.n_alpha, p.n_alpha + k * ne, n, k,
+       alpha_per_row, extra_per_row, n_cuts, gradient ? 1 : 0, propto ? 1 : 0,
+       cl::Local(sizeof(double) * ne * wg), cl::Local(sizeof(double) * (ne + 3) * rows),
+       cl::Local(sizeof(double) * std::max(n_cuts, 1)));
+  return groups;
+}
+
 }  // namespace internal
 
 /**
@@ -156,37 +200,8 @@ inline glm_result glm_lp_opencl(const glm_data_cl& data, const glm_params& p,
     res.d_extra.assign(p.n_extra, 0.0);
   }
   if (n == 0) return res;
-  opencl::context& ctx = opencl::context::instance();
-  const opencl::device_info& info = ctx.info();
+  const opencl::device_info& info = opencl::context::instance().info();
   const int n_cuts = p.fam == family::ordered_logistic ? p.n_extra : 0;
-
-  // The shape, then the kernel variant it needs; if the compiled variant
-  // allows fewer items per group than the shape has (registers), again.
-  auto& kern = opencl::kernels::glm_lp;
-  int max_wg = static_cast<int>(
-      std::min<std::size_t>(info.max_work_group_size, static_cast<std::size_t>(tune.max_group)));
-  internal::glm_shape sh;
-  for (int attempt = 0;; ++attempt) {
-    sh = internal::choose_shape(k, ne, n_cuts, max_wg, info.local_mem, tune);
-    const std::map<std::string, int> options = {{"FAMILY", static_cast<int>(p.fam)},
-                                                {"NETA", ne},
-                                                {"ROWS", sh.rows},
-                                                {"CHUNK", sh.chunk}};
-    for (const auto& kv : options) kern.set_option(kv.first, kv.second);
-    const int allowed = static_cast<int>(kern.max_work_group_size());
-    if (sh.rows * sh.parts <= allowed) break;
-    if (attempt == 4 || allowed < 4)
-      throw opencl_error("choosing a work-group size for glm_lp (the device allows " +
-                             std::to_string(allowed) + " items)",
-                         CL_INVALID_WORK_GROUP_SIZE);
-    max_wg = allowed;
-  }
-  const int rows = sh.rows, parts = sh.parts;
-
-  const long long blocks = (static_cast<long long>(n) + rows - 1) / rows;
-  const int groups = static_cast<int>(
-      std::max<long long>(1, std::min<long long>(blocks, static_cast<long long>(info.compute_units) *
-                                                             tune.groups_per_cu)));
   const long long stride = 2 + ne + static_cast<long long>(k) * ne + n_cuts;
 
   const bool cat = p.fam == family::categorical_logit;
@@ -203,25 +218,38 @@ inline glm_result glm_lp_opencl(const glm_data_cl& data, const glm_params& p,
   if (w.host.empty()) w.host.push_back(0.0);
   internal::ensure(w.params, static_cast<long long>(w.host.size()));
   internal::write_async(w.params, w.host);
-  internal::ensure(w.partials, groups * stride);
   internal::ensure(w.sums, stride);
   internal::ensure(w.row_grad, row_out ? 2LL * n : 1);
+  if (!w.counter.on_current_device() || w.counter.rows() != 1) {
+    w.counter = opencl::matrix_cl(1, 1);
+    w.counter_dirty = true;
+  }
+  if (w.counter_dirty) {
+    static const std::vector<double> zero(1, 0.0);  // all bits zero: int 0
+    internal::write_async(w.counter, zero);
+  }
+  // Dirty until glm_lp_reduce, which zeroes it, is enqueued.
+  w.counter_dirty = true;
 
-  const int wg = rows * parts;
-  kern(cl::NDRange(static_cast<std::size_t>(groups) * wg), cl::NDRange(wg), w.partials,
-       w.row_grad, data.x, data.y, w.params, p.n_alpha, static_cast<int>(p.n_alpha + n_beta),
-       n, k, alpha_per_row, extra_per_row, n_cuts, gradient ? 1 : 0, propto ? 1 : 0,
-       cl::Local(sizeof(double) * ne * wg), cl::Local(sizeof(double) * (ne + 3) * rows),
-       cl::Local(sizeof(double) * std::max(n_cuts, 1)));
+  int groups = 0;
+  if (tune.kernel == glm_kernel::tiled)
+    groups = glm_lp_tiled_launch(w.partials, w.row_grad, data.x, data.y, w.params, w.counter,
+                                 n, k, p, n_cuts, alpha_per_row, extra_per_row, gradient,
+                                 propto, tune.tiled);
+  if (groups == 0)
+    groups = internal::glm_lp_rowblock_launch(w, data, p, n_cuts, alpha_per_row, extra_per_row,
+                                              gradient, propto, tune);
 
   // Finish the partial sums on the device: all columns, or the value alone.
   int rwg = 1;
-  while (rwg * 2 <= std::min(tune.reduce_group, max_wg)) rwg *= 2;
+  while (rwg * 2 <= std::min<int>(tune.reduce_group, static_cast<int>(info.max_work_group_size)))
+    rwg *= 2;
   auto& red = opencl::kernels::glm_lp_reduce;
   red.set_option("REDUCE_WG", rwg);
   const int n_sums = gradient ? static_cast<int>(stride) : 1;
   red(cl::NDRange(static_cast<std::size_t>(n_sums) * rwg), cl::NDRange(rwg), w.sums,
-      w.partials, groups, static_cast<int>(stride));
+      w.partials, w.counter, groups, static_cast<int>(stride));
+  w.counter_dirty = false;
 
   std::vector<double> q(static_cast<std::size_t>(stride));
   std::vector<double> rg;

@@ -270,10 +270,10 @@ inline const char* glm_lp_reduce_source = R"(
  * sums[c] = sum over g < groups of partials[g * stride + c], for the first
  * get_num_groups(0) columns: one work group of REDUCE_WG items per column,
  * a tree in local memory. Finishes glm_lp's partial sums on the device, so
- * that only `stride` numbers cross the bus.
+ * that only `stride` numbers cross the bus. Also zeroes `counter` (an int).
  */
 __kernel void glm_lp_reduce(__global double* sums, __global const double* partials,
-                            int groups, int stride) {
+                            __global int* counter, int groups, int stride) {
   __local double s[REDUCE_WG];
   const int c = get_group_id(0);
   const int lid = get_local_id(0);
@@ -286,11 +286,13 @@ __kernel void glm_lp_reduce(__global double* sums, __global const double* partia
     barrier(CLK_LOCAL_MEM_FENCE);
   }
   if (lid == 0) sums[c] = s[0];
+  /* glm_lp_tiled's tile counter, ready for the next call */
+  if (c == 0 && lid == 0) counter[0] = 0;
 }
 )";
 
 /** Options: FAMILY (glm::family), NETA, ROWS (power of two), CHUNK;
- *  glm_lp_opencl sets all four for each call. */
+ *  glm::internal::glm_lp_rowblock_launch sets all four for each call. */
 inline kernel_cl<out_buffer, out_buffer, in_buffer, in_buffer, in_buffer, int, int, int,
                  int, int, int, int, int, int, cl::LocalSpaceArg, cl::LocalSpaceArg,
                  cl::LocalSpaceArg>
@@ -298,7 +300,7 @@ inline kernel_cl<out_buffer, out_buffer, in_buffer, in_buffer, in_buffer, int, i
            {{"FAMILY", 0}, {"NETA", 1}, {"ROWS", 32}, {"CHUNK", 8}});
 
 /** Option: REDUCE_WG, the work-group size (a power of two). */
-inline kernel_cl<out_buffer, in_buffer, int, int> glm_lp_reduce(
+inline kernel_cl<out_buffer, in_buffer, in_out_buffer, int, int> glm_lp_reduce(
     "glm_lp_reduce", glm_lp_reduce_source, {{"REDUCE_WG", 64}});
 
 }  // namespace kernels
