@@ -25,6 +25,10 @@
     .Call(`_clbayes_cpp_gp_data_dims`, data)
 }
 
+.cpp_batched_op <- function(op, a, b, c, m, r, B, team, interleaved, use_local, unit, alpha, beta) {
+    .Call(`_clbayes_cpp_batched_op`, op, a, b, c, m, r, B, team, interleaved, use_local, unit, alpha, beta)
+}
+
 .cpp_devices <- function() {
     .Call(`_clbayes_cpp_devices`)
 }

@@ -261,3 +261,28 @@ print.gpu_gp_data <- function(x, ...) {
               x$n, x$d, x$p))
   invisible(x)
 }
+
+# Internal, for the tests: apply one batched device function (op: "chol",
+# "lu", "lu_piv", "trsm_lower", "trsm_upper", "gemm", "gemv", "trsv_lower",
+# "trsv_upper") to every item of the m x m x B array a, with b and c
+# m x r x B arrays, at level "serial" or "team", with the contiguous or the
+# interleaved layout, in local or global memory (team level). Returns a list
+# with the new a and c, info and the 1-based pivots (m x B, for lu_piv).
+batched_device_op <- function(op, a, b = NULL, c = NULL,
+                              level = c("serial", "team"),
+                              layout = c("contiguous", "interleaved"),
+                              local = TRUE, unit = FALSE, alpha = 1, beta = 0) {
+  level <- match.arg(level)
+  layout <- match.arg(layout)
+  d <- check_batch_array(a, "a")
+  m <- d[1L]
+  B <- d[3L]
+  if (is.null(b)) b <- array(0, c(m, 1L, B))
+  if (is.null(c)) c <- array(0, dim(b))
+  r <- length(b) %/% (m * B)
+  res <- .cpp_batched_op(op, as.double(a), as.double(b), as.double(c), m, r, B,
+                         level == "team", layout == "interleaved", isTRUE(local),
+                         isTRUE(unit), alpha, beta)
+  list(a = array(res$a, dim(a)), c = array(res$c, dim(b)), info = res$info,
+       piv = matrix(res$piv + 1L, m, B))
+}

@@ -93,6 +93,29 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_batched_op
+Rcpp::List cpp_batched_op(std::string op, Rcpp::NumericVector a, Rcpp::NumericVector b, Rcpp::NumericVector c, int m, int r, int B, bool team, bool interleaved, bool use_local, bool unit, double alpha, double beta);
+RcppExport SEXP _clbayes_cpp_batched_op(SEXP opSEXP, SEXP aSEXP, SEXP bSEXP, SEXP cSEXP, SEXP mSEXP, SEXP rSEXP, SEXP BSEXP, SEXP teamSEXP, SEXP interleavedSEXP, SEXP use_localSEXP, SEXP unitSEXP, SEXP alphaSEXP, SEXP betaSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< std::string >::type op(opSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type a(aSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type b(bSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type c(cSEXP);
+    Rcpp::traits::input_parameter< int >::type m(mSEXP);
+    Rcpp::traits::input_parameter< int >::type r(rSEXP);
+    Rcpp::traits::input_parameter< int >::type B(BSEXP);
+    Rcpp::traits::input_parameter< bool >::type team(teamSEXP);
+    Rcpp::traits::input_parameter< bool >::type interleaved(interleavedSEXP);
+    Rcpp::traits::input_parameter< bool >::type use_local(use_localSEXP);
+    Rcpp::traits::input_parameter< bool >::type unit(unitSEXP);
+    Rcpp::traits::input_parameter< double >::type alpha(alphaSEXP);
+    Rcpp::traits::input_parameter< double >::type beta(betaSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_batched_op(op, a, b, c, m, r, B, team, interleaved, use_local, unit, alpha, beta));
+    return rcpp_result_gen;
+END_RCPP
+}
 // cpp_devices
 Rcpp::List cpp_devices();
 RcppExport SEXP _clbayes_cpp_devices() {
@@ -390,6 +413,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_clbayes_cpp_gp_data", (DL_FUNC) &_clbayes_cpp_gp_data, 3},
     {"_clbayes_cpp_gp_loglik", (DL_FUNC) &_clbayes_cpp_gp_loglik, 5},
     {"_clbayes_cpp_gp_data_dims", (DL_FUNC) &_clbayes_cpp_gp_data_dims, 1},
+    {"_clbayes_cpp_batched_op", (DL_FUNC) &_clbayes_cpp_batched_op, 13},
     {"_clbayes_cpp_devices", (DL_FUNC) &_clbayes_cpp_devices, 0},
     {"_clbayes_cpp_opencl_built", (DL_FUNC) &_clbayes_cpp_opencl_built, 0},
     {"_clbayes_cpp_select", (DL_FUNC) &_clbayes_cpp_select, 2},

@@ -3,6 +3,7 @@
 
 #include "glue.hpp"
 
+#include <clbayes/batched/apply_op.hpp>
 #include <clbayes/batched/chol_batched.hpp>
 #include <clbayes/batched/gp_loglik.hpp>
 #include <clbayes/batched/solve_batched.hpp>
@@ -94,4 +95,33 @@ Rcpp::IntegerVector cpp_gp_data_dims(SEXP data) {
   auto* model = static_cast<clbayes::batched::gp_loglik*>(R_ExternalPtrAddr(data));
   if (model == nullptr) Rcpp::stop("`x` is an invalid gpu_gp_data object");
   return Rcpp::IntegerVector::create(model->n(), model->p(), model->d());
+}
+
+// One batched device function over a batch, for the tests (R/batched.R,
+// batched_device_op). Returns the new a and c, the status and the pivots.
+// [[Rcpp::export(.cpp_batched_op)]]
+Rcpp::List cpp_batched_op(std::string op, Rcpp::NumericVector a, Rcpp::NumericVector b,
+                          Rcpp::NumericVector c, int m, int r, int B, bool team,
+                          bool interleaved, bool use_local, bool unit, double alpha,
+                          double beta) {
+#ifdef CLBAYES_OPENCL
+  clbayes::batched::op_options o;
+  o.team = team;
+  o.interleaved = interleaved;
+  o.use_local = use_local;
+  o.unit = unit;
+  o.alpha = alpha;
+  o.beta = beta;
+  Rcpp::NumericVector ra = Rcpp::clone(a), rc = Rcpp::clone(c);
+  std::vector<int> res = clbayes::batched::apply_op_device(op, o, m, r, B, ra.begin(),
+                                                           b.begin(), rc.begin());
+  return Rcpp::List::create(
+      Rcpp::Named("a") = ra, Rcpp::Named("c") = rc,
+      Rcpp::Named("info") = Rcpp::IntegerVector(res.begin(), res.begin() + B),
+      Rcpp::Named("piv") = Rcpp::IntegerVector(res.begin() + B, res.end()));
+#else
+  (void)op; (void)a; (void)b; (void)c; (void)m; (void)r; (void)B; (void)team;
+  (void)interleaved; (void)use_local; (void)unit; (void)alpha; (void)beta;
+  glue::stop_no_opencl();
+#endif
 }

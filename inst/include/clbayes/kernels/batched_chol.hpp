@@ -17,7 +17,7 @@ namespace clbayes {
 namespace opencl {
 namespace kernels {
 
-inline const char* batched_chol_kernels_source = R"(
+inline const char* chol_batched_serial_source = R"(
 /**
  * Serial level, any layout: work item b factors item b where it lies. With
  * the interleaved layout (bs = 1, rs = B) neighbouring work items read
@@ -29,7 +29,9 @@ __kernel void chol_batched_serial(__global double* A, __global int* info, int B,
   if (b >= B) return;
   info[b] = serial_chol_g(A + (long)b * bs, rs, cs, m, tol);
 }
+)";
 
+inline const char* chol_batched_staged_source = R"(
 /**
  * Serial level, contiguous layout, staged through local memory: the group's
  * ls consecutive items are copied in with coalesced reads (work holds
@@ -49,7 +51,9 @@ __kernel void chol_batched_staged(__global double* A, __global int* info, int B,
   barrier(CLK_LOCAL_MEM_FENCE);
   for (int t = lid; t < count * mm; t += ls) a[t] = work[(t / mm) * ld + t % mm];
 }
+)";
 
+inline const char* chol_batched_team_source = R"(
 /**
  * Team level: work group b factors item b, in local memory (work holds
  * m * m doubles) when use_local != 0, else in place in global memory.
@@ -73,13 +77,26 @@ __kernel void chol_batched_team(__global double* A, __global int* info, int m,
 }
 )";
 
-/** The whole program: common macros, both device-function levels, kernels. */
-inline const std::string& batched_chol_program() {
-  static const std::string source =
-      std::string(batched_common_source) +
-      batched_instantiate(batched_serial_source) +
-      batched_instantiate(batched_team_source) + batched_chol_kernels_source;
-  return source;
+// Each kernel is built from the common macros, the device functions it
+// calls (in the address spaces it uses) and itself: smaller programs build
+// faster, and the build is once per session (and cached by most runtimes).
+inline const std::string& chol_batched_serial_program() {
+  static const std::string s = std::string(batched_common_source) +
+                               batched_instance(batched_serial_source, true) +
+                               chol_batched_serial_source;
+  return s;
+}
+inline const std::string& chol_batched_staged_program() {
+  static const std::string s = std::string(batched_common_source) +
+                               batched_instance(batched_serial_source, false) +
+                               chol_batched_staged_source;
+  return s;
+}
+inline const std::string& chol_batched_team_program() {
+  static const std::string s = std::string(batched_common_source) +
+                               batched_instantiate(batched_team_source) +
+                               chol_batched_team_source;
+  return s;
 }
 
 // Kernel objects are function-local statics so that the composed source
@@ -87,14 +104,14 @@ inline const std::string& batched_chol_program() {
 inline kernel_cl<in_out_buffer, out_buffer, int, int, int, int, int, double>&
 chol_batched_serial() {
   static kernel_cl<in_out_buffer, out_buffer, int, int, int, int, int, double> k(
-      "chol_batched_serial", batched_chol_program().c_str());
+      "chol_batched_serial", chol_batched_serial_program().c_str());
   return k;
 }
 
 inline kernel_cl<in_out_buffer, out_buffer, int, int, double, cl::LocalSpaceArg>&
 chol_batched_staged() {
   static kernel_cl<in_out_buffer, out_buffer, int, int, double, cl::LocalSpaceArg> k(
-      "chol_batched_staged", batched_chol_program().c_str());
+      "chol_batched_staged", chol_batched_staged_program().c_str());
   return k;
 }
 
@@ -103,7 +120,7 @@ inline kernel_cl<in_out_buffer, out_buffer, int, int, int, int, double,
 chol_batched_team() {
   static kernel_cl<in_out_buffer, out_buffer, int, int, int, int, double,
                    cl::LocalSpaceArg, int>
-      k("chol_batched_team", batched_chol_program().c_str());
+      k("chol_batched_team", chol_batched_team_program().c_str(), {{"CHOL_PANEL", 16}});
   return k;
 }
 

@@ -17,6 +17,8 @@
 
 #include <string>
 
+#ifdef CLBAYES_OPENCL
+
 namespace clbayes {
 namespace opencl {
 namespace kernels {
@@ -184,22 +186,27 @@ void FN(serial_gemv)(double alpha, ASP const double* A, int ars, int acs,
 
 /**
  * The source `body`, written over the address-space macro ASP and the name
- * macro FN, once for __global (suffix _g) and once for __local (suffix _l).
- * FENCE is the barrier flag that makes that space's writes visible to the
- * work group.
+ * macro FN, instantiated for one address space: __global (names ending _g)
+ * when global is true, else __local (_l). FENCE is the barrier flag that
+ * makes that space's writes visible to the work group.
  */
+inline std::string batched_instance(const char* body, bool global) {
+  const std::string head =
+      global ? "#define ASP __global\n#define FN(n) n##_g\n"
+               "#define FENCE (CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE)\n"
+             : "#define ASP __local\n#define FN(n) n##_l\n"
+               "#define FENCE CLK_LOCAL_MEM_FENCE\n";
+  return head + body + "\n#undef ASP\n#undef FN\n#undef FENCE\n";
+}
+
+/** Both instances: global memory and local memory. */
 inline std::string batched_instantiate(const char* body) {
-  const std::string b(body);
-  return "#define ASP __global\n#define FN(n) n##_g\n"
-         "#define FENCE (CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE)\n" +
-         b + "\n#undef ASP\n#undef FN\n#undef FENCE\n" +
-         "#define ASP __local\n#define FN(n) n##_l\n"
-         "#define FENCE CLK_LOCAL_MEM_FENCE\n" +
-         b + "\n#undef ASP\n#undef FN\n#undef FENCE\n";
+  return batched_instance(body, true) + batched_instance(body, false);
 }
 
 }  // namespace kernels
 }  // namespace opencl
 }  // namespace clbayes
 
+#endif  // CLBAYES_OPENCL
 #endif

@@ -18,7 +18,7 @@ namespace clbayes {
 namespace opencl {
 namespace kernels {
 
-inline const char* batched_solve_kernels_source = R"(
+inline const char* solve_batched_serial_source = R"(
 /** Serial level: work item b solves item b; piv holds m ints per item. */
 __kernel void solve_batched_serial(__global double* A, __global double* X,
                                    __global int* piv, __global int* info, int nb,
@@ -36,7 +36,9 @@ __kernel void solve_batched_serial(__global double* A, __global double* X,
   serial_trsm_lower_g(a, ars, acs, m, 1, x, xrs, xcs, r);
   serial_trsm_upper_g(a, ars, acs, m, 0, x, xrs, xcs, r);
 }
+)";
 
+inline const char* solve_batched_team_source = R"(
 /**
  * Team level: work group b solves item b. With use_local != 0, A and X are
  * copied into work (m * m + m * r doubles) and the group works there;
@@ -78,12 +80,17 @@ __kernel void solve_batched_team(__global double* A, __global double* X,
 }
 )";
 
-inline const std::string& batched_solve_program() {
-  static const std::string source =
-      std::string(batched_common_source) +
-      batched_instantiate(batched_serial_source) +
-      batched_instantiate(batched_team_source) + batched_solve_kernels_source;
-  return source;
+inline const std::string& solve_batched_serial_program() {
+  static const std::string s = std::string(batched_common_source) +
+                               batched_instance(batched_serial_source, true) +
+                               solve_batched_serial_source;
+  return s;
+}
+inline const std::string& solve_batched_team_program() {
+  static const std::string s = std::string(batched_common_source) +
+                               batched_instantiate(batched_team_source) +
+                               solve_batched_team_source;
+  return s;
 }
 
 inline kernel_cl<in_out_buffer, in_out_buffer, out_buffer, out_buffer, int, int,
@@ -91,7 +98,7 @@ inline kernel_cl<in_out_buffer, in_out_buffer, out_buffer, out_buffer, int, int,
 solve_batched_serial() {
   static kernel_cl<in_out_buffer, in_out_buffer, out_buffer, out_buffer, int, int,
                    int, int, int, int, int, int, int>
-      k("solve_batched_serial", batched_solve_program().c_str());
+      k("solve_batched_serial", solve_batched_serial_program().c_str());
   return k;
 }
 
@@ -102,7 +109,7 @@ solve_batched_team() {
   static kernel_cl<in_out_buffer, in_out_buffer, out_buffer, int, int, int, int, int,
                    int, int, int, cl::LocalSpaceArg, cl::LocalSpaceArg,
                    cl::LocalSpaceArg, cl::LocalSpaceArg, int>
-      k("solve_batched_team", batched_solve_program().c_str());
+      k("solve_batched_team", solve_batched_team_program().c_str());
   return k;
 }
 

@@ -15,24 +15,31 @@
 
 #include "batched_serial.hpp"
 
+#ifdef CLBAYES_OPENCL
+
 namespace clbayes {
 namespace opencl {
 namespace kernels {
 
 inline const char* batched_team_source = R"(
+#ifndef CHOL_PANEL
+#define CHOL_PANEL 16
+#endif
+
 /**
  * Step j of a left-looking Cholesky (the paper's column-by-column scheme,
- * parallel-slice.txt section 4.1.2): column j, rows j..m-1, holds the
- * original entries of A; it is updated with the finished columns 0..j-1 and
- * scaled. Returns 0, or j + 1 when the pivot is <= tol or not finite. A[j, j]
- * receives its final value after the step's last barrier, so the caller
- * must pass a barrier before reading it (the next step's first one does).
+ * parallel-slice.txt section 4.1.2): column j, rows j..m-1, holds its
+ * entries already updated with columns 0..k0-1; it is updated with the
+ * finished columns k0..j-1 and scaled. Returns 0, or j + 1 when the pivot is
+ * <= tol or not finite. A[j, j] receives its final value after the step's
+ * last barrier, so the caller must pass a barrier before reading it (the
+ * next step's first one does; later steps never read it).
  */
-int FN(team_chol_step)(ASP double* A, int rs, int cs, int m, int j, double tol) {
+int FN(team_chol_step)(ASP double* A, int rs, int cs, int m, int j, int k0, double tol) {
   const int lid = get_local_id(0), ls = get_local_size(0);
   for (int i = j + lid; i < m; i += ls) {
     double s = EL(A, rs, cs, i, j);
-    for (int k = 0; k < j; ++k) s -= EL(A, rs, cs, i, k) * EL(A, rs, cs, j, k);
+    for (int k = k0; k < j; ++k) s -= EL(A, rs, cs, i, k) * EL(A, rs, cs, j, k);
     EL(A, rs, cs, i, j) = s;
   }
   barrier(FENCE);
@@ -41,16 +48,46 @@ int FN(team_chol_step)(ASP double* A, int rs, int cs, int m, int j, double tol) 
   const double sd = sqrt(d), inv = 1.0 / sd;
   for (int i = j + 1 + lid; i < m; i += ls) EL(A, rs, cs, i, j) *= inv;
   barrier(FENCE);
-  /* Every item has read A[j, j]; later steps never read it. */
   if (lid == 0) EL(A, rs, cs, j, j) = sd;
+  return 0;
+}
+
+/**
+ * Panel j0..j0+nb-1 (nb <= CHOL_PANEL) of a blocked left-looking Cholesky:
+ * rows j0..m-1 of the panel hold original entries. Each work item owns rows
+ * and updates them with all finished columns 0..j0-1 at once, reading each
+ * A[i, k] once for the whole panel (CHOL_PANEL accumulators in registers),
+ * which divides the memory traffic of the unblocked scheme by the panel
+ * width; then the panel is factored column by column. Returns info.
+ */
+int FN(team_chol_panel)(ASP double* A, int rs, int cs, int m, int j0, int nb,
+                        double tol) {
+  const int lid = get_local_id(0), ls = get_local_size(0);
+  if (j0 > 0) {
+    for (int i = j0 + lid; i < m; i += ls) {
+      double acc[CHOL_PANEL];
+      for (int c = 0; c < CHOL_PANEL; ++c) acc[c] = 0.0;
+      for (int k = 0; k < j0; ++k) {
+        const double l = EL(A, rs, cs, i, k);
+        for (int c = 0; c < CHOL_PANEL; ++c)
+          if (c < nb) acc[c] += l * EL(A, rs, cs, j0 + c, k);
+      }
+      for (int c = 0; c < nb && j0 + c <= i; ++c) EL(A, rs, cs, i, j0 + c) -= acc[c];
+    }
+  }
+  barrier(FENCE);
+  for (int j = j0; j < j0 + nb; ++j) {
+    const int info = FN(team_chol_step)(A, rs, cs, m, j, j0, tol);
+    if (info) return info;
+  }
   return 0;
 }
 
 /** Team Cholesky A = L L^T in place; upper triangle zeroed. Returns info. */
 int FN(team_chol)(ASP double* A, int rs, int cs, int m, double tol) {
   const int lid = get_local_id(0), ls = get_local_size(0);
-  for (int j = 0; j < m; ++j) {
-    const int info = FN(team_chol_step)(A, rs, cs, m, j, tol);
+  for (int j0 = 0; j0 < m; j0 += CHOL_PANEL) {
+    const int info = FN(team_chol_panel)(A, rs, cs, m, j0, min(CHOL_PANEL, m - j0), tol);
     if (info) return info;
   }
   for (int t = lid; t < m * m; t += ls) {
@@ -245,4 +282,5 @@ void FN(team_gemv)(double alpha, ASP const double* A, int ars, int acs,
 }  // namespace opencl
 }  // namespace clbayes
 
+#endif  // CLBAYES_OPENCL
 #endif

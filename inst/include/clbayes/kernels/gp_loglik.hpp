@@ -2,8 +2,9 @@
 #define CLBAYES_KERNELS_GP_LOGLIK_HPP
 
 // The fused Gaussian-process log-likelihood (parallel-slice.txt, section
-// 4.1.2 and Appendix A): one work group per parameter row builds Sigma column
-// by column, each column going straight into the left-looking Cholesky step,
+// 4.1.2 and Appendix A): one work group per parameter row builds Sigma a
+// panel of columns at a time, each panel going straight into the blocked
+// left-looking Cholesky (team_chol_panel),
 // then solves L z = y - X beta, and reduces z'z and log det in the same
 // launch. Only one double per row leaves the device.
 
@@ -36,25 +37,28 @@ double FN(gp_row)(ASP double* S, ASP double* z, __global const double* y,
     for (int k = 0; k < p; ++k) s -= X[(long)k * n + i] * beta[k];
     z[i] = s;
   }
-  for (int j = 0; j < n; ++j) {
-    /* Step 1 of Algorithm 4 for column j, rows j..n-1. */
-    for (int i = j + lid; i < n; i += ls) {
-      double v;
-      if (i == j) {
-        v = kappa + psi;
-      } else {
-        double dd = 0.0;
-        for (int k = 0; k < d; ++k) {
-          const double t = coords[(long)k * n + i] - coords[(long)k * n + j];
-          dd += t * t;
+  for (int j0 = 0; j0 < n; j0 += CHOL_PANEL) {
+    /* Step 1 of Algorithm 4 for the panel's columns, rows j0..n-1, then
+       step 2 for them: the columns go straight into the factorization. */
+    const int nb = min(CHOL_PANEL, n - j0);
+    for (int i = j0 + lid; i < n; i += ls) {
+      for (int j = j0; j < j0 + nb && j <= i; ++j) {
+        double v;
+        if (i == j) {
+          v = kappa + psi;
+        } else {
+          double dd = 0.0;
+          for (int k = 0; k < d; ++k) {
+            const double t = coords[(long)k * n + i] - coords[(long)k * n + j];
+            dd += t * t;
+          }
+          v = cov == 0 ? kappa * exp(-sqrt(dd) / phi)
+                       : kappa * exp(-0.5 * dd / (phi * phi));
         }
-        v = cov == 0 ? kappa * exp(-sqrt(dd) / phi) : kappa * exp(-0.5 * dd / (phi * phi));
+        S[i + j * n] = v;
       }
-      S[i + j * n] = v;
     }
-    /* Step 2: the same work items finish the column (team_chol_step reads
-       only its own rows first, so no barrier is needed in between). */
-    if (FN(team_chol_step)(S, 1, n, n, j, tol)) return -INFINITY;
+    if (FN(team_chol_panel)(S, 1, n, n, j0, nb, tol)) return -INFINITY;
   }
   /* Steps 3-5: z = L^-1 r, then z'z and log det Sigma = 2 sum log L_ii. */
   FN(team_trsv_lower)(S, 1, n, n, 0, z, 1);
@@ -118,7 +122,7 @@ gp_loglik() {
   static kernel_cl<out_buffer, in_buffer, int, int, in_buffer, in_buffer, int,
                    in_buffer, in_buffer, int, int, int, double, in_out_buffer,
                    cl::LocalSpaceArg, cl::LocalSpaceArg, int>
-      k("gp_loglik", gp_loglik_program().c_str());
+      k("gp_loglik", gp_loglik_program().c_str(), {{"CHOL_PANEL", 16}});
   return k;
 }
 
