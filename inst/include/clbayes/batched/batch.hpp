@@ -15,6 +15,7 @@
 
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <string>
 #include <vector>
@@ -51,8 +52,8 @@ struct tuning {
   // for the runtime; 0 means "ask the device".
   std::size_t local_budget = 0;
   // Bytes of global scratch one gp_loglik launch may use (rows are split
-  // over launches beyond it).
-  std::size_t gp_scratch_budget = std::size_t(1) << 30;
+  // over launches beyond it); 0 means a quarter of the device's memory.
+  std::size_t gp_scratch_budget = 0;
 };
 
 inline tuning& default_tuning() {
@@ -126,6 +127,16 @@ inline std::size_t local_budget() {
   if (t.local_budget > 0) return t.local_budget;
   const std::size_t dev = opencl::context::instance().info().local_mem;
   return dev > 1024 ? dev - 1024 : 0;
+}
+
+/** Bytes of global scratch a gp_loglik launch may use (one buffer). */
+inline std::size_t gp_scratch_budget() {
+  const tuning& t = default_tuning();
+  if (t.gp_scratch_budget > 0) return t.gp_scratch_budget;
+  opencl::context& ctx = opencl::context::instance();
+  const std::uint64_t quarter = ctx.info().global_mem / 4;
+  const std::uint64_t max_alloc = ctx.device().getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>();
+  return static_cast<std::size_t>(quarter < max_alloc ? quarter : max_alloc);
 }
 
 /** Largest work group for a batched kernel on the selected device. */

@@ -112,7 +112,7 @@ class gp_loglik {
     const bool use_local = work + red <= local_budget();
     int per_launch = rows;
     if (!use_local) {
-      const std::size_t fit = default_tuning().gp_scratch_budget / work;
+      const std::size_t fit = gp_scratch_budget() / work;
       per_launch = static_cast<int>(std::max<std::size_t>(1, std::min<std::size_t>(fit, rows)));
       if (dd.scratch.rows() != n * n + n || dd.scratch.cols() < per_launch)
         dd.scratch = opencl::matrix_cl(n * n + n, per_launch);

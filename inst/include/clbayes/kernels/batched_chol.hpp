@@ -94,7 +94,7 @@ inline const std::string& chol_batched_staged_program() {
 }
 inline const std::string& chol_batched_team_program() {
   static const std::string s = std::string(batched_common_source) +
-                               batched_instantiate(batched_team_source) +
+                               batched_instantiate(batched_team_chol_source) +
                                chol_batched_team_source;
   return s;
 }

@@ -129,7 +129,9 @@ inline const std::string& batched_op_serial_program() {
 }
 inline const std::string& batched_op_team_program() {
   static const std::string s = std::string(batched_common_source) +
-                               batched_instantiate(batched_team_source) +
+                               batched_instantiate(batched_team_chol_source) +
+                               batched_instantiate(batched_team_lu_source) +
+                               batched_instantiate(batched_team_blas_source) +
                                batched_instantiate(team_op_source) +
                                batched_op_team_source;
   return s;

@@ -88,7 +88,8 @@ inline const std::string& solve_batched_serial_program() {
 }
 inline const std::string& solve_batched_team_program() {
   static const std::string s = std::string(batched_common_source) +
-                               batched_instantiate(batched_team_source) +
+                               batched_instantiate(batched_team_lu_source) +
+                               batched_instantiate(batched_team_blas_source) +
                                solve_batched_team_source;
   return s;
 }

@@ -21,7 +21,7 @@ namespace clbayes {
 namespace opencl {
 namespace kernels {
 
-inline const char* batched_team_source = R"(
+inline const char* batched_team_chol_source = R"(
 #ifndef CHOL_PANEL
 #define CHOL_PANEL 16
 #endif
@@ -98,20 +98,10 @@ int FN(team_chol)(ASP double* A, int rs, int cs, int m, double tol) {
   return 0;
 }
 
-/** Sum of v over the work group, returned to every item; red holds ls doubles. */
-double FN(team_sum)(double v, __local double* red) {
-  const int lid = get_local_id(0), ls = get_local_size(0);
-  red[lid] = v;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (int h = ls / 2; h > 0; h /= 2) {
-    if (lid < h) red[lid] += red[lid + h];
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
-  const double s = red[0];
-  barrier(CLK_LOCAL_MEM_FENCE);
-  return s;
-}
+)";
 
+// The LU family: elimination step, LU with and without pivoting, row swaps.
+inline const char* batched_team_lu_source = R"(
 /** Right-looking elimination step k of LU: scale column k, update the rest. */
 void FN(team_lu_step)(ASP double* A, int rs, int cs, int m, int k) {
   const int lid = get_local_id(0), ls = get_local_size(0);
@@ -198,6 +188,24 @@ void FN(team_laswp)(ASP double* B, int rs, int cs, int m, int r, __local const i
       }
     barrier(FENCE);
   }
+}
+
+)";
+
+// Reductions, triangular solves and products.
+inline const char* batched_team_blas_source = R"(
+/** Sum of v over the work group, returned to every item; red holds ls doubles. */
+double FN(team_sum)(double v, __local double* red) {
+  const int lid = get_local_id(0), ls = get_local_size(0);
+  red[lid] = v;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int h = ls / 2; h > 0; h /= 2) {
+    if (lid < h) red[lid] += red[lid + h];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  const double s = red[0];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  return s;
 }
 
 /**

@@ -110,7 +110,8 @@ __kernel void gp_loglik(__global double* out, __global const double* theta, int 
 inline const std::string& gp_loglik_program() {
   static const std::string source =
       std::string(batched_common_source) +
-      batched_instantiate(batched_team_source) +
+      batched_instantiate(batched_team_chol_source) +
+      batched_instantiate(batched_team_blas_source) +
       batched_instantiate(gp_loglik_body_source) + gp_loglik_kernel_source;
   return source;
 }
