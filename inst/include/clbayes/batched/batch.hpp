@@ -141,8 +141,12 @@ inline std::size_t gp_scratch_budget() {
 
 /** Largest work group for a batched kernel on the selected device. */
 inline int team_size_limit() {
-  const std::size_t dev = opencl::context::instance().info().max_work_group_size;
+  const opencl::device_info& info = opencl::context::instance().info();
+  const std::size_t dev = info.max_work_group_size;
   int hi = default_tuning().team_size_max;
+  // A CPU device runs a work group on one core, and runtimes such as PoCL
+  // compile one variant per work-group size: large groups buy nothing there.
+  if (info.type == "cpu" && hi > 64) hi = 64;
   while (static_cast<std::size_t>(hi) > dev && hi > 1) hi /= 2;
   return hi;
 }
