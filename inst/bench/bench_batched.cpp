@@ -13,6 +13,10 @@
 //   ./bench_batched                                  # the sizes (a GPU)
 //   ./bench_batched --chol 1000x8,100x32 --gp 100x30 --reps 3   # small (PoCL)
 // --chol takes BxM pairs, --gp NxROWS pairs; either may be "none".
+// Tuning knobs to try on a new device: --team N (largest work group of the
+// team kernels, default 256), --panel P (Cholesky panel width CHOL_PANEL,
+// default 16), --serial-max M (largest m factored one matrix per work item,
+// default 8).
 
 #include <clbayes/batched/apply_op.hpp>
 #include <clbayes/batched/chol_batched.hpp>
@@ -203,6 +207,12 @@ int main(int argc, char** argv) {
     if (k == "--chol") chol = argv[i + 1];
     else if (k == "--gp") gp = argv[i + 1];
     else if (k == "--reps") reps = std::max(1, std::atoi(argv[i + 1]));
+    else if (k == "--team") batched::default_tuning().team_size_max = std::atoi(argv[i + 1]);
+    else if (k == "--serial-max") batched::default_tuning().serial_max_m = std::atoi(argv[i + 1]);
+    else if (k == "--panel") {
+      opencl::kernels::chol_batched_team().set_option("CHOL_PANEL", std::atoi(argv[i + 1]));
+      opencl::kernels::gp_loglik().set_option("CHOL_PANEL", std::atoi(argv[i + 1]));
+    }
     else {
       std::printf("unknown option %s\n", k.c_str());
       return 2;
@@ -213,7 +223,11 @@ int main(int argc, char** argv) {
       std::printf("no OpenCL device with double precision\n");
       return 1;
     }
-    std::printf("device: %s\n\n", opencl::context::instance().info().name.c_str());
+    std::printf("device: %s (team size <= %d, CHOL_PANEL %d, serial m <= %d)\n\n",
+                opencl::context::instance().info().name.c_str(),
+                batched::team_size_limit(),
+                opencl::kernels::chol_batched_team().option("CHOL_PANEL"),
+                batched::default_tuning().serial_max_m);
     std::mt19937 gen(42);
     std::printf("Batched Cholesky (float64), median of %d, times in ms\n\n", reps);
     std::printf("| B | m | device | fact/s | device, interleaved | with transfers | fact/s "
