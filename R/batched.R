@@ -267,7 +267,7 @@ print.gpu_gp_data <- function(x, ...) {
 # "trsv_upper") to every item of the m x m x B array a, with b and c
 # m x r x B arrays, at level "serial" or "team", with the contiguous or the
 # interleaved layout, in local or global memory (team level). Returns a list
-# with the new a and c, info and the 1-based pivots (m x B, for lu_piv).
+# with the new a and c, info and (lu_piv) the 1-based pivots, m x B.
 batched_device_op <- function(op, a, b = NULL, c = NULL,
                               level = c("serial", "team"),
                               layout = c("contiguous", "interleaved"),
@@ -284,5 +284,5 @@ batched_device_op <- function(op, a, b = NULL, c = NULL,
                          level == "team", layout == "interleaved", isTRUE(local),
                          isTRUE(unit), alpha, beta)
   list(a = array(res$a, dim(a)), c = array(res$c, dim(b)), info = res$info,
-       piv = matrix(res$piv + 1L, m, B))
+       piv = if (op == "lu_piv") matrix(res$piv + 1L, m, B))
 }

@@ -145,8 +145,9 @@ inline int team_size_limit() {
   const std::size_t dev = info.max_work_group_size;
   int hi = default_tuning().team_size_max;
   // A CPU device runs a work group on one core, and runtimes such as PoCL
-  // compile one variant per work-group size: large groups buy nothing there.
-  if (info.type == "cpu" && hi > 64) hi = 64;
+  // compile one variant per work-group size: large groups buy nothing there,
+  // and one size means one compilation per kernel.
+  if (info.type == "cpu" && hi > 32) hi = 32;
   while (static_cast<std::size_t>(hi) > dev && hi > 1) hi /= 2;
   return hi;
 }

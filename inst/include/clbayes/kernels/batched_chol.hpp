@@ -63,15 +63,16 @@ __kernel void chol_batched_team(__global double* A, __global int* info, int m,
                                 __local double* work, int use_local) {
   const int lid = get_local_id(0), ls = get_local_size(0);
   __global double* a = A + (long)get_group_id(0) * bs;
+  __local double slot[2];
   int r;
   if (use_local) {
     for (int t = lid; t < m * m; t += ls) work[t] = EL(a, rs, cs, t % m, t / m);
     barrier(CLK_LOCAL_MEM_FENCE);
-    r = team_chol_l(work, 1, m, m, tol);
+    r = team_chol_l(work, 1, m, m, tol, slot);
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int t = lid; t < m * m; t += ls) EL(a, rs, cs, t % m, t / m) = work[t];
   } else {
-    r = team_chol_g(a, rs, cs, m, tol);
+    r = team_chol_g(a, rs, cs, m, tol, slot);
   }
   if (lid == 0) info[get_group_id(0)] = r;
 }

@@ -48,9 +48,10 @@ inline const char* team_op_source = R"(
 /** Team op on one item (the whole group calls it). */
 int FN(team_op)(int op, ASP double* a, int ars, int acs, ASP const double* bi,
                 ASP double* c, int xrs, int xcs, int m, int r, int unit, double alpha,
-                double beta, __local int* piv, __local double* rv, __local int* ri) {
+                double beta, __local int* piv, __local double* rv, __local int* ri,
+                __local double* slot) {
   switch (op) {
-    case 0: return FN(team_chol)(a, ars, acs, m, 0.0);
+    case 0: return FN(team_chol)(a, ars, acs, m, 0.0, slot);
     case 1: return FN(team_lu)(a, ars, acs, m);
     case 2: return FN(team_lu_piv)(a, ars, acs, m, piv, rv, ri);
     case 3: FN(team_trsm_lower)(a, ars, acs, m, unit, c, xrs, xcs, r); return 0;
@@ -93,6 +94,7 @@ __kernel void batched_op_team(__global double* A, __global double* Bin,
                               __local int* lpiv, __local double* rv, __local int* ri,
                               int use_local) {
   const int lid = get_local_id(0), ls = get_local_size(0), b = get_group_id(0);
+  __local double slot[2];
   __global double* a = A + (long)b * abs_;
   __global double* bi = Bin + (long)b * xbs;
   __global double* c = C + (long)b * xbs;
@@ -107,12 +109,14 @@ __kernel void batched_op_team(__global double* A, __global double* Bin,
       lc[t] = EL(c, xrs, xcs, t % m, t / m);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    f = team_op_l(op, la, 1, m, lb, lc, 1, m, m, r, unit, alpha, beta, lpiv, rv, ri);
+    f = team_op_l(op, la, 1, m, lb, lc, 1, m, m, r, unit, alpha, beta, lpiv, rv, ri,
+                  slot);
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int t = lid; t < m * m; t += ls) EL(a, ars, acs, t % m, t / m) = la[t];
     for (int t = lid; t < m * r; t += ls) EL(c, xrs, xcs, t % m, t / m) = lc[t];
   } else {
-    f = team_op_g(op, a, ars, acs, bi, c, xrs, xcs, m, r, unit, alpha, beta, lpiv, rv, ri);
+    f = team_op_g(op, a, ars, acs, bi, c, xrs, xcs, m, r, unit, alpha, beta, lpiv, rv, ri,
+                  slot);
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   for (int t = lid; t < m; t += ls) piv[(long)b * m + t] = op == 2 ? lpiv[t] : t;

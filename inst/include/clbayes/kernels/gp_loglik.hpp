@@ -23,14 +23,14 @@ inline const char* gp_loglik_body_source = R"(
 /**
  * Log density of N(0, Sigma) at r for one parameter row, by the whole work
  * group. S (n x n, column-major) and z (n) are the row's workspace; red is
- * ls doubles of local scratch. Returns -INFINITY when a Cholesky pivot is
+ * ls doubles and slot 2 doubles of local scratch. Returns -INFINITY when a Cholesky pivot is
  * <= tol (Sigma numerically not positive definite).
  */
 double FN(gp_row)(ASP double* S, ASP double* z, __global const double* y,
                   __global const double* X, int p, __global const double* beta,
                   __global const double* coords, int d, int n, int cov,
                   double kappa, double psi, double phi, double tol,
-                  __local double* red) {
+                  __local double* red, __local double* slot) {
   const int lid = get_local_id(0), ls = get_local_size(0);
   for (int i = lid; i < n; i += ls) {
     double s = y[i];
@@ -58,7 +58,7 @@ double FN(gp_row)(ASP double* S, ASP double* z, __global const double* y,
         S[i + j * n] = v;
       }
     }
-    if (FN(team_chol_panel)(S, 1, n, n, j0, nb, tol)) return -INFINITY;
+    if (FN(team_chol_panel)(S, 1, n, n, j0, nb, tol, slot)) return -INFINITY;
   }
   /* Steps 3-5: z = L^-1 r, then z'z and log det Sigma = 2 sum log L_ii. */
   FN(team_trsv_lower)(S, 1, n, n, 0, z, 1);
@@ -87,6 +87,7 @@ __kernel void gp_loglik(__global double* out, __global const double* theta, int 
                         double tol_factor, __global double* scratch,
                         __local double* work, __local double* red, int use_local) {
   const int g = get_group_id(0), row = row0 + g;
+  __local double slot[2];
   const double kappa = theta[row], psi = theta[R + row], phi = theta[2 * R + row];
   double v;
   if (!(kappa > 0.0) || !(psi >= 0.0) || !(phi > 0.0) || isinf(kappa) ||
@@ -96,11 +97,11 @@ __kernel void gp_loglik(__global double* out, __global const double* theta, int 
     const double tol = tol_factor * (kappa + psi);
     if (use_local) {
       v = gp_row_l(work, work + n * n, y, X, p, beta, coords, d, n, cov, kappa, psi,
-                   phi, tol, red);
+                   phi, tol, red, slot);
     } else {
       __global double* s = scratch + (long)g * ((long)n * n + n);
       v = gp_row_g(s, s + (long)n * n, y, X, p, beta, coords, d, n, cov, kappa, psi,
-                   phi, tol, red);
+                   phi, tol, red, slot);
     }
   }
   if (get_local_id(0) == 0) out[row] = v;
