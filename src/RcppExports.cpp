@@ -11,6 +11,111 @@ Rcpp::Rostream<true>&  Rcpp::Rcout = Rcpp::Rcpp_cout_get();
 Rcpp::Rostream<false>& Rcpp::Rcerr = Rcpp::Rcpp_cerr_get();
 #endif
 
+// cpp_first_asymmetric
+int cpp_first_asymmetric(Rcpp::NumericVector a, int m, int B);
+RcppExport SEXP _clbayes_cpp_first_asymmetric(SEXP aSEXP, SEXP mSEXP, SEXP BSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type a(aSEXP);
+    Rcpp::traits::input_parameter< int >::type m(mSEXP);
+    Rcpp::traits::input_parameter< int >::type B(BSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_first_asymmetric(a, m, B));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_chol_batched
+Rcpp::List cpp_chol_batched(Rcpp::NumericVector a, int m, int B, bool device);
+RcppExport SEXP _clbayes_cpp_chol_batched(SEXP aSEXP, SEXP mSEXP, SEXP BSEXP, SEXP deviceSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type a(aSEXP);
+    Rcpp::traits::input_parameter< int >::type m(mSEXP);
+    Rcpp::traits::input_parameter< int >::type B(BSEXP);
+    Rcpp::traits::input_parameter< bool >::type device(deviceSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_chol_batched(a, m, B, device));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_solve_batched
+Rcpp::List cpp_solve_batched(Rcpp::NumericVector a, Rcpp::NumericVector b, int m, int r, int B, bool device);
+RcppExport SEXP _clbayes_cpp_solve_batched(SEXP aSEXP, SEXP bSEXP, SEXP mSEXP, SEXP rSEXP, SEXP BSEXP, SEXP deviceSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type a(aSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type b(bSEXP);
+    Rcpp::traits::input_parameter< int >::type m(mSEXP);
+    Rcpp::traits::input_parameter< int >::type r(rSEXP);
+    Rcpp::traits::input_parameter< int >::type B(BSEXP);
+    Rcpp::traits::input_parameter< bool >::type device(deviceSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_solve_batched(a, b, m, r, B, device));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_gp_data
+SEXP cpp_gp_data(Rcpp::NumericVector y, Rcpp::NumericMatrix X, Rcpp::NumericMatrix coords);
+RcppExport SEXP _clbayes_cpp_gp_data(SEXP ySEXP, SEXP XSEXP, SEXP coordsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type y(ySEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type X(XSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type coords(coordsSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_gp_data(y, X, coords));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_gp_loglik
+Rcpp::NumericVector cpp_gp_loglik(SEXP data, Rcpp::NumericVector beta, Rcpp::NumericMatrix theta, std::string cov, bool device);
+RcppExport SEXP _clbayes_cpp_gp_loglik(SEXP dataSEXP, SEXP betaSEXP, SEXP thetaSEXP, SEXP covSEXP, SEXP deviceSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type data(dataSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type beta(betaSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type theta(thetaSEXP);
+    Rcpp::traits::input_parameter< std::string >::type cov(covSEXP);
+    Rcpp::traits::input_parameter< bool >::type device(deviceSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_gp_loglik(data, beta, theta, cov, device));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_gp_data_dims
+Rcpp::IntegerVector cpp_gp_data_dims(SEXP data);
+RcppExport SEXP _clbayes_cpp_gp_data_dims(SEXP dataSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type data(dataSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_gp_data_dims(data));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_batched_op
+Rcpp::List cpp_batched_op(std::string op, Rcpp::NumericVector a, Rcpp::NumericVector b, Rcpp::NumericVector c, int m, int r, int B, bool team, bool interleaved, bool use_local, bool unit, double alpha, double beta);
+RcppExport SEXP _clbayes_cpp_batched_op(SEXP opSEXP, SEXP aSEXP, SEXP bSEXP, SEXP cSEXP, SEXP mSEXP, SEXP rSEXP, SEXP BSEXP, SEXP teamSEXP, SEXP interleavedSEXP, SEXP use_localSEXP, SEXP unitSEXP, SEXP alphaSEXP, SEXP betaSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< std::string >::type op(opSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type a(aSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type b(bSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type c(cSEXP);
+    Rcpp::traits::input_parameter< int >::type m(mSEXP);
+    Rcpp::traits::input_parameter< int >::type r(rSEXP);
+    Rcpp::traits::input_parameter< int >::type B(BSEXP);
+    Rcpp::traits::input_parameter< bool >::type team(teamSEXP);
+    Rcpp::traits::input_parameter< bool >::type interleaved(interleavedSEXP);
+    Rcpp::traits::input_parameter< bool >::type use_local(use_localSEXP);
+    Rcpp::traits::input_parameter< bool >::type unit(unitSEXP);
+    Rcpp::traits::input_parameter< double >::type alpha(alphaSEXP);
+    Rcpp::traits::input_parameter< double >::type beta(betaSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_batched_op(op, a, b, c, m, r, B, team, interleaved, use_local, unit, alpha, beta));
+    return rcpp_result_gen;
+END_RCPP
+}
 // cpp_chol
 Rcpp::NumericMatrix cpp_chol(Rcpp::NumericMatrix x, bool upper, bool device);
 RcppExport SEXP _clbayes_cpp_chol(SEXP xSEXP, SEXP upperSEXP, SEXP deviceSEXP) {
@@ -586,6 +691,13 @@ END_RCPP
 }
 
 static const R_CallMethodDef CallEntries[] = {
+    {"_clbayes_cpp_first_asymmetric", (DL_FUNC) &_clbayes_cpp_first_asymmetric, 3},
+    {"_clbayes_cpp_chol_batched", (DL_FUNC) &_clbayes_cpp_chol_batched, 4},
+    {"_clbayes_cpp_solve_batched", (DL_FUNC) &_clbayes_cpp_solve_batched, 6},
+    {"_clbayes_cpp_gp_data", (DL_FUNC) &_clbayes_cpp_gp_data, 3},
+    {"_clbayes_cpp_gp_loglik", (DL_FUNC) &_clbayes_cpp_gp_loglik, 5},
+    {"_clbayes_cpp_gp_data_dims", (DL_FUNC) &_clbayes_cpp_gp_data_dims, 1},
+    {"_clbayes_cpp_batched_op", (DL_FUNC) &_clbayes_cpp_batched_op, 13},
     {"_clbayes_cpp_chol", (DL_FUNC) &_clbayes_cpp_chol, 3},
     {"_clbayes_cpp_chol_gpu", (DL_FUNC) &_clbayes_cpp_chol_gpu, 2},
     {"_clbayes_cpp_chol_grad", (DL_FUNC) &_clbayes_cpp_chol_grad, 3},

@@ -1,0 +1,247 @@
+// Benchmark of the batched routines over the R-free core: batched Cholesky
+// (factorisations per second) and the fused GP log-likelihood (evaluations
+// per second). Every case is first checked against the CPU path and its max
+// error printed; then timed after a warm-up as the median of --reps runs,
+// device-resident (data already on the device, kernel + finish; for the
+// Cholesky with R's contiguous layout and with the interleaved one) and with
+// transfers (host in, host out).
+//
+// Build (from the package root):
+//   g++ -std=c++17 -O3 -march=native -DCLBAYES_OPENCL -I inst/include
+//       -I .bench-deps inst/bench/bench_batched.cpp -o bench_batched -lOpenCL
+// Run:
+//   ./bench_batched                                  # the sizes (a GPU)
+//   ./bench_batched --chol 1000x8,100x32 --gp 100x30 --reps 3   # small (PoCL)
+// --chol takes BxM pairs, --gp NxROWS pairs; either may be "none".
+// Tuning knobs to try on a new device: --team N (largest work group of the
+// team kernels, default 256), --panel P (Cholesky panel width CHOL_PANEL,
+// default 16), --serial-max M (largest m factored one matrix per work item,
+// default 8).
+
+#include <clbayes/batched/apply_op.hpp>
+#include <clbayes/batched/chol_batched.hpp>
+#include <clbayes/batched/gp_loglik.hpp>
+#include <clbayes/opencl.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+using namespace clbayes;
+using clock_type = std::chrono::steady_clock;
+
+namespace {
+
+std::vector<std::pair<int, int>> parse_pairs(const std::string& s) {
+  std::vector<std::pair<int, int>> out;
+  if (s == "none") return out;
+  std::size_t start = 0;
+  while (start < s.size()) {
+    std::size_t end = s.find(',', start);
+    if (end == std::string::npos) end = s.size();
+    const std::string item = s.substr(start, end - start);
+    const std::size_t x = item.find('x');
+    if (x == std::string::npos) throw std::runtime_error("bad size '" + item + "'");
+    out.emplace_back(std::stoi(item.substr(0, x)), std::stoi(item.substr(x + 1)));
+    start = end + 1;
+  }
+  return out;
+}
+
+template <typename F>
+double median_ms(int reps, F run) {
+  run();  // warm-up (also builds the kernels)
+  std::vector<double> t;
+  for (int r = 0; r < reps; ++r) t.push_back(run());
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+double ms_since(clock_type::time_point t0) {
+  return std::chrono::duration<double, std::milli>(clock_type::now() - t0).count();
+}
+
+// B SPD matrices, O(m^2) each: the KMS matrix rho^|i-j| (rho random in
+// (0.1, 0.9)) plus a small random diagonal.
+std::vector<double> spd_batch(int m, int B, std::mt19937& gen) {
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::vector<double> a(static_cast<std::size_t>(m) * m * B);
+  for (int b = 0; b < B; ++b) {
+    const double rho = 0.1 + 0.8 * u(gen);
+    double* x = a.data() + static_cast<std::size_t>(b) * m * m;
+    for (int j = 0; j < m; ++j)
+      for (int i = 0; i < m; ++i) x[i + j * m] = std::pow(rho, std::abs(i - j));
+    for (int i = 0; i < m; ++i) x[i + i * m] += 0.1 * u(gen);
+  }
+  return a;
+}
+
+void bench_chol(int B, int m, int reps, std::mt19937& gen) {
+  using namespace clbayes::batched;
+  std::vector<double> a = spd_batch(m, B, gen);
+  std::vector<double> dev(a), cpu(a);
+  std::vector<int> info_d = chol_batched_device(dev.data(), m, B);
+  const auto tc = clock_type::now();
+  std::vector<int> info_c = chol_batched_cpu(cpu.data(), m, B);
+  const double cpu_ms = ms_since(tc);
+  double err = 0.0;
+  for (std::size_t k = 0; k < a.size(); ++k) err = std::fmax(err, std::fabs(dev[k] - cpu[k]));
+  int fails = 0;
+  for (int b = 0; b < B; ++b) fails += (info_d[b] != 0) != (info_c[b] != 0);
+  if (fails) err = NAN;
+
+  opencl::matrix_cl pristine = opencl::to_matrix_cl(a.data(), m, m * B);
+  opencl::matrix_cl work(m, m * B);
+  opencl::matrix_cl info = int_buffer(B);
+  cl::CommandQueue& q = opencl::context::instance().queue();
+  const double resident = median_ms(reps, [&] {
+    pristine.wait();
+    work.wait();
+    q.enqueueCopyBuffer(pristine.buffer(), work.buffer(), 0, 0, sizeof(double) * a.size());
+    q.finish();
+    const auto t0 = clock_type::now();
+    chol_batched(work, m, B, contiguous(m, m), info);
+    q.finish();
+    return ms_since(t0);
+  });
+  const double transfers = median_ms(reps, [&] {
+    std::memcpy(dev.data(), a.data(), sizeof(double) * a.size());
+    const auto t0 = clock_type::now();
+    chol_batched_device(dev.data(), m, B);
+    return ms_since(t0);
+  });
+  // The same batch in the interleaved layout (item index fastest).
+  const long long mm = static_cast<long long>(m) * m;
+  std::vector<double> il = internal::reorder(a.data(), mm, B, true);
+  opencl::matrix_cl pristine_il = opencl::to_matrix_cl(il.data(), m, m * B);
+  const batch_layout lay = interleaved(m, m, B);
+  q.enqueueCopyBuffer(pristine_il.buffer(), work.buffer(), 0, 0, sizeof(double) * a.size());
+  q.finish();
+  chol_batched(work, m, B, lay, info);
+  opencl::from_matrix_cl(work, il.data());
+  std::vector<double> back = internal::reorder(il.data(), mm, B, false);
+  for (std::size_t k = 0; k < a.size(); ++k) err = std::fmax(err, std::fabs(back[k] - cpu[k]));
+  const double resident_il = median_ms(reps, [&] {
+    work.wait();
+    q.enqueueCopyBuffer(pristine_il.buffer(), work.buffer(), 0, 0, sizeof(double) * a.size());
+    q.finish();
+    const auto t0 = clock_type::now();
+    chol_batched(work, m, B, lay, info);
+    q.finish();
+    return ms_since(t0);
+  });
+  std::printf("| %d | %d | %.3g | %.4g | %.3g | %.3g | %.4g | %.3g | %.2e |\n", B, m,
+              resident, B / (resident * 1e-3), resident_il, transfers,
+              B / (transfers * 1e-3), cpu_ms, err);
+}
+
+void bench_gp(int n, int rows, int reps, std::mt19937& gen) {
+  using namespace clbayes::batched;
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::normal_distribution<double> z(0.0, 1.0);
+  const int p = 2, d = 2;
+  std::vector<double> coords(static_cast<std::size_t>(n) * d), X(static_cast<std::size_t>(n) * p),
+      y(n), beta = {1.0, -0.5}, theta(static_cast<std::size_t>(rows) * 3);
+  for (double& c : coords) c = u(gen);
+  for (int i = 0; i < n; ++i) {
+    X[i] = 1.0;
+    X[n + i] = z(gen);
+    y[i] = beta[0] + beta[1] * X[n + i] + z(gen);
+  }
+  for (int r = 0; r < rows; ++r) {
+    theta[r] = 0.5 + 1.5 * u(gen);
+    theta[rows + r] = 0.1 + 0.9 * u(gen);
+    theta[2 * rows + r] = 0.05 + 0.45 * u(gen);
+  }
+  gp_loglik model(y.data(), X.data(), n, p, coords.data(), d);
+  std::vector<double> dev = model.evaluate_device(beta.data(), theta.data(), rows,
+                                                  covariance::exponential);
+  // The CPU check and timing use the first few rows only (n^3 per row).
+  const int check_rows = std::min(rows, 4);
+  std::vector<double> sub(static_cast<std::size_t>(check_rows) * 3);
+  for (int c = 0; c < 3; ++c)
+    for (int r = 0; r < check_rows; ++r) sub[c * check_rows + r] = theta[c * rows + r];
+  const auto tc = clock_type::now();
+  std::vector<double> cpu = model.evaluate_cpu(beta.data(), sub.data(), check_rows,
+                                               covariance::exponential);
+  const double cpu_ms_per_row = ms_since(tc) / check_rows;
+  double err = 0.0;
+  for (int r = 0; r < check_rows; ++r)
+    err = std::fmax(err, std::fabs(dev[r] - cpu[r]) / std::fmax(1.0, std::fabs(cpu[r])));
+
+  opencl::matrix_cl bd = opencl::to_matrix_cl(beta.data(), p, 1);
+  opencl::matrix_cl td = opencl::to_matrix_cl(theta.data(), rows, 3);
+  opencl::matrix_cl od(rows, 1);
+  cl::CommandQueue& q = opencl::context::instance().queue();
+  const double resident = median_ms(reps, [&] {
+    q.finish();
+    const auto t0 = clock_type::now();
+    model.evaluate_device(bd, td, od, covariance::exponential);
+    q.finish();
+    return ms_since(t0);
+  });
+  const double transfers = median_ms(reps, [&] {
+    const auto t0 = clock_type::now();
+    model.evaluate_device(beta.data(), theta.data(), rows, covariance::exponential);
+    return ms_since(t0);
+  });
+  std::printf("| %d | %d | %.3g | %.4g | %.3g | %.4g | %.3g | %.2e |\n", n, rows, resident,
+              rows / (resident * 1e-3), transfers, rows / (transfers * 1e-3),
+              cpu_ms_per_row * rows, err);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string chol = "100000x8,20000x32,5000x64,1000x128,200x256,60x500";
+  std::string gp = "100x30,100x240,500x30,500x240,1000x30,1000x240,2000x30,2000x240";
+  int reps = 5;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string k = argv[i];
+    if (k == "--chol") chol = argv[i + 1];
+    else if (k == "--gp") gp = argv[i + 1];
+    else if (k == "--reps") reps = std::max(1, std::atoi(argv[i + 1]));
+    else if (k == "--team") batched::default_tuning().team_size_max = std::atoi(argv[i + 1]);
+    else if (k == "--serial-max") batched::default_tuning().serial_max_m = std::atoi(argv[i + 1]);
+    else if (k == "--panel") {
+      opencl::kernels::chol_batched_team().set_option("CHOL_PANEL", std::atoi(argv[i + 1]));
+      opencl::kernels::gp_loglik().set_option("CHOL_PANEL", std::atoi(argv[i + 1]));
+    }
+    else {
+      std::printf("unknown option %s\n", k.c_str());
+      return 2;
+    }
+  }
+  try {
+    if (!opencl::context::instance().selected()) {
+      std::printf("no OpenCL device with double precision\n");
+      return 1;
+    }
+    std::printf("device: %s (team size <= %d, CHOL_PANEL %d, serial m <= %d)\n\n",
+                opencl::context::instance().info().name.c_str(),
+                batched::team_size_limit(),
+                opencl::kernels::chol_batched_team().option("CHOL_PANEL"),
+                batched::default_tuning().serial_max_m);
+    std::mt19937 gen(42);
+    std::printf("Batched Cholesky (float64), median of %d, times in ms\n\n", reps);
+    std::printf("| B | m | device | fact/s | device, interleaved | with transfers | fact/s "
+                "| CPU (1 thread) | max abs err |\n");
+    std::printf("|---|---|---|---|---|---|---|---|---|\n");
+    for (auto& s : parse_pairs(chol)) bench_chol(s.first, s.second, reps, gen);
+    std::printf("\nGP log-likelihood (exponential), median of %d, times in ms; CPU time\n"
+                "extrapolated from 4 rows; error relative, on those rows\n\n", reps);
+    std::printf("| n | rows | device | evals/s | with transfers | evals/s | CPU (1 thread) | max rel err |\n");
+    std::printf("|---|---|---|---|---|---|---|---|\n");
+    for (auto& s : parse_pairs(gp)) bench_gp(s.first, s.second, reps, gen);
+  } catch (const std::exception& e) {
+    std::printf("error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
