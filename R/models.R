@@ -215,3 +215,115 @@ check_numeric_matrix_na_ok <- function(x, arg) {
   storage.mode(x) <- "double"
   x
 }
+
+#' Gaussian-process regression model for the slice sampler
+#'
+#' The linear Gaussian-process model of Examples 2 and 3 of Tibbits, Haran
+#' and Liechty ("Parallel multivariate slice sampling"): `y ~ N(X beta,
+#' Sigma)` with `Sigma[i, j] = kappa exp(-d_ij / phi)` for `i != j` and
+#' `kappa + psi` on the diagonal (or the squared-exponential kernel
+#' `kappa exp(-d_ij^2 / (2 phi^2))`), `d_ij` the Euclidean distance between
+#' locations. The sampler draws `(kappa, psi, phi)`; each batch of points is
+#' one launch of the fused likelihood of [gp_loglik_batched()] (build, factor,
+#' solve and reduce per point), on the device when the sampler's backend is
+#' `"opencl"`.
+#'
+#' @param y Numeric response, one value per location.
+#' @param X Covariates, a numeric matrix with one row per location
+#'   (include a column of ones for an intercept), or `NULL` for none.
+#' @param coords Location coordinates, a numeric matrix with one row per
+#'   location.
+#' @param priors A list: `kappa` and `psi` as `c(shape, scale)` of their
+#'   inverse-gamma priors, `phi` as `c(lower, upper)` of its uniform prior.
+#'   Defaults are the paper's Example 2: inverse-gamma(2, 1) and
+#'   uniform(0.01, 5).
+#' @param cov `"exponential"` or `"squared_exponential"`.
+#' @param beta The regression coefficients, fixed during sampling. By
+#'   default their generalised least-squares estimate at a starting value of
+#'   the covariance parameters: `kappa = psi = var(r) / 2` with `r` the
+#'   least-squares residuals, and `phi` a third of the median distance
+#'   between locations, moved inside the prior's range. (The paper samples
+#'   `beta` too; fixing it at its GLS estimate keeps the sampled target
+#'   three-dimensional. The estimate is stored in the model as `beta`.)
+#' @details With `backend = "auto"` the sampler uses the device when one is
+#'   selected, is not a CPU device, and the number of locations is at least
+#'   `getOption("clbayes.threshold.gp_model", 100)`.
+#' @return An object of class `c("clbayes_gp_model", "clbayes_model")`.
+#' @seealso [gp_loglik_batched()], [slice_sample_mv()]
+#' @examples
+#' set.seed(3)
+#' n <- 40
+#' coords <- matrix(runif(2 * n), n, 2)
+#' S <- exp(-as.matrix(dist(coords)) / 0.2) + diag(n)
+#' y <- drop(1 + t(chol(S)) %*% rnorm(n))
+#' m <- gp_model(y, cbind(1, coords[, 1]), coords)
+#' m
+#' fit <- slice_sample_mv(m, init = c(1, 1, 0.2), n_iter = 100, width = 0.5,
+#'                        chains = 2, seed = 1, backend = "cpu")
+#' summary(fit)
+#' @export
+gp_model <- function(y, X = NULL, coords,
+                     priors = list(kappa = c(2, 1), psi = c(2, 1), phi = c(0.01, 5)),
+                     cov = c("exponential", "squared_exponential"), beta = NULL) {
+  cov <- match.arg(cov)
+  if (!is.numeric(y) || !is.null(dim(y)) || length(y) < 2L || any(!is.finite(y))) {
+    stop("`y` must be a finite numeric vector with at least two values", call. = FALSE)
+  }
+  n <- length(y)
+  if (is.null(X)) X <- matrix(0, n, 0L)
+  if (is.null(dim(X))) X <- matrix(X, ncol = 1L)
+  if (!is.numeric(X) || nrow(X) != n || any(!is.finite(X))) {
+    stop(sprintf("`X` must be a finite numeric matrix with %d rows", n), call. = FALSE)
+  }
+  if (missing(coords) || !is.numeric(coords)) {
+    stop("`coords` must be a numeric matrix of locations", call. = FALSE)
+  }
+  if (is.null(dim(coords))) coords <- matrix(coords, ncol = 1L)
+  if (nrow(coords) != n || any(!is.finite(coords))) {
+    stop(sprintf("`coords` must be a finite numeric matrix with %d rows", n), call. = FALSE)
+  }
+  pr <- utils::modifyList(list(kappa = c(2, 1), psi = c(2, 1), phi = c(0.01, 5)),
+                          if (is.list(priors)) priors else
+                            stop("`priors` must be a list (kappa, psi, phi)", call. = FALSE))
+  for (nm in c("kappa", "psi")) {
+    v <- pr[[nm]]
+    if (!is.numeric(v) || length(v) != 2L || any(!is.finite(v)) || any(v <= 0)) {
+      stop(sprintf("`priors$%s` must be c(shape, scale), both positive", nm), call. = FALSE)
+    }
+  }
+  v <- pr$phi
+  if (!is.numeric(v) || length(v) != 2L || any(!is.finite(v)) || v[1] < 0 || v[2] <= v[1]) {
+    stop("`priors$phi` must be c(lower, upper) with 0 <= lower < upper", call. = FALSE)
+  }
+  storage.mode(X) <- "double"
+  storage.mode(coords) <- "double"
+  if (is.null(beta)) {
+    beta <- gp_gls_beta(y, X, coords, pr$phi, cov)
+  } else if (!is.numeric(beta) || length(beta) != ncol(X) || any(!is.finite(beta))) {
+    stop(sprintf("`beta` must be %d finite numbers, one per column of `X`", ncol(X)),
+         call. = FALSE)
+  }
+  data <- gpu_gp_data(y, X, coords)
+  structure(list(data = data, beta = as.double(beta), priors = pr, cov = cov,
+                 names = c("kappa", "psi", "phi"), size = n, device_path = TRUE,
+                 threshold_option = "clbayes.threshold.gp_model", threshold = 100,
+                 use_device = FALSE),
+            class = c("clbayes_gp_model", "clbayes_model"))
+}
+
+# GLS estimate of beta at a starting covariance (see gp_model()'s `beta`).
+gp_gls_beta <- function(y, X, coords, phi_range, cov) {
+  if (ncol(X) == 0L) return(numeric())
+  ols <- stats::lm.fit(X, y)
+  r <- ols$residuals
+  s2 <- max(stats::var(r), 1e-8) / 2
+  d <- as.matrix(stats::dist(coords))
+  med <- stats::median(d[upper.tri(d)])
+  phi <- min(max(med / 3, phi_range[1] + 0.01 * diff(phi_range)), phi_range[2] - 0.01 * diff(phi_range))
+  S <- s2 * (if (cov == "exponential") exp(-d / phi) else exp(-d^2 / (2 * phi^2)))
+  diag(S) <- 2 * s2
+  R <- chol(S)
+  Xw <- backsolve(R, X, transpose = TRUE)
+  yw <- backsolve(R, y, transpose = TRUE)
+  stats::setNames(drop(qr.coef(qr(Xw), yw)), colnames(X))
+}

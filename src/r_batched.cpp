@@ -1,7 +1,7 @@
 // Glue for the batched routines (R/batched.R): copy R's arrays (R values are
 // never modified), call the core, hand back the result and per-item status.
 
-#include "glue.hpp"
+#include "glue_models.hpp"
 
 #include <clbayes/batched/apply_op.hpp>
 #include <clbayes/batched/chol_batched.hpp>
@@ -71,11 +71,7 @@ SEXP cpp_gp_data(Rcpp::NumericVector y, Rcpp::NumericMatrix X, Rcpp::NumericMatr
 // [[Rcpp::export(.cpp_gp_loglik)]]
 Rcpp::NumericVector cpp_gp_loglik(SEXP data, Rcpp::NumericVector beta,
                                   Rcpp::NumericMatrix theta, std::string cov, bool device) {
-  if (TYPEOF(data) != EXTPTRSXP) Rcpp::stop("`y` must be a gpu_gp_data object");
-  auto* model = static_cast<clbayes::batched::gp_loglik*>(R_ExternalPtrAddr(data));
-  if (model == nullptr)
-    Rcpp::stop("`y` is an invalid gpu_gp_data object (it does not survive saving "
-               "and reloading); create it again with gpu_gp_data()");
+  clbayes::batched::gp_loglik* model = &glue::as_gp_loglik(data, "y");
   if (beta.size() != model->p())
     Rcpp::stop("`beta` must have length ncol(X) = %d", model->p());
   if (theta.ncol() != 3) Rcpp::stop("`theta` must have 3 columns (kappa, psi, phi)");
@@ -92,9 +88,8 @@ Rcpp::NumericVector cpp_gp_loglik(SEXP data, Rcpp::NumericVector beta,
 
 // [[Rcpp::export(.cpp_gp_data_dims)]]
 Rcpp::IntegerVector cpp_gp_data_dims(SEXP data) {
-  auto* model = static_cast<clbayes::batched::gp_loglik*>(R_ExternalPtrAddr(data));
-  if (model == nullptr) Rcpp::stop("`x` is an invalid gpu_gp_data object");
-  return Rcpp::IntegerVector::create(model->n(), model->p(), model->d());
+  const clbayes::batched::gp_loglik& model = glue::as_gp_loglik(data, "x");
+  return Rcpp::IntegerVector::create(model.n(), model.p(), model.d());
 }
 
 // One batched device function over a batch, for the tests (R/batched.R,

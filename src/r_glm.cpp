@@ -1,7 +1,7 @@
 // Glue for gpu_glm_lp and gpu_glm_data (R/glm.R): R objects in, the core's
 // glm::glm_lp, R objects out.
 
-#include "glue_glm.hpp"
+#include "glue_models.hpp"
 
 namespace glm = clbayes::glm;
 

@@ -3,10 +3,11 @@
 // run it in pieces (progress bar, interrupts between pieces); the target is
 // an R function (called back once per batch) or a built-in model.
 
-#include "glue_glm.hpp"
+#include "glue_models.hpp"
 
 #include <clbayes/eigen.hpp>
 #include <clbayes/slice/glm_model.hpp>
+#include <clbayes/slice/gp_model.hpp>
 #include <clbayes/slice/lm_model.hpp>
 #include <clbayes/slice/sampler.hpp>
 
@@ -65,6 +66,29 @@ std::unique_ptr<cs::batch_evaluator> make_evaluator(SEXP target) {
         glue::as_glm_data(data["ptr"]),
         clbayes::glm::parse_family(Rcpp::as<std::string>(model["family"])),
         Rcpp::as<int>(model["n_categories"]), pr, use_device));
+  }
+  if (std::find(cls.begin(), cls.end(), "clbayes_gp_model") != cls.end()) {
+    Rcpp::List data = model["data"];
+    Rcpp::List prior = model["priors"];
+    Rcpp::NumericVector kappa = prior["kappa"], psi = prior["psi"], phi = prior["phi"];
+    cs::gp_prior pr;
+    pr.kappa_shape = kappa[0];
+    pr.kappa_scale = kappa[1];
+    pr.psi_shape = psi[0];
+    pr.psi_scale = psi[1];
+    pr.phi_lower = phi[0];
+    pr.phi_upper = phi[1];
+    const bool use_device = Rcpp::as<bool>(model["use_device"]);
+#ifndef CLBAYES_OPENCL
+    if (use_device) glue::stop_no_opencl();
+#endif
+    Rcpp::NumericVector beta = model["beta"];
+    const std::string cov = Rcpp::as<std::string>(model["cov"]);
+    return std::unique_ptr<cs::batch_evaluator>(new cs::gp_evaluator(
+        glue::as_gp_loglik(data["ptr"], "data"), std::vector<double>(beta.begin(), beta.end()),
+        cov == "exponential" ? clbayes::batched::covariance::exponential
+                             : clbayes::batched::covariance::squared_exponential,
+        pr, use_device));
   }
   throw clbayes::invalid_argument("log_density", "must be a function or a clbayes model");
 }

@@ -147,3 +147,98 @@ test_that("glm_model checks its arguments", {
   expect_error(model_log_density(m, c(1, 2)), "`points` must have 3 columns")
   expect_error(model_log_density(list(), 1), "`model` must be a clbayes model")
 })
+
+make_gp_case <- function(n, seed = 1) {
+  set.seed(seed)
+  coords <- matrix(runif(2 * n), n, 2)
+  S <- 1 * exp(-as.matrix(dist(coords)) / 0.2) + 0.5 * diag(n)
+  X <- cbind(1, coords[, 1])
+  y <- drop(X %*% c(1, -0.5) + t(chol(S)) %*% rnorm(n))
+  list(y = y, X = X, coords = coords)
+}
+
+# log N(y - X beta; 0, Sigma) by chol + backsolve, plus the inverse-gamma
+# kernels of the priors
+gp_r_logpost <- function(d, beta, theta, cov = "exponential") {
+  D <- as.matrix(dist(d$coords))
+  K <- if (cov == "exponential") exp(-D / theta[3]) else exp(-D^2 / (2 * theta[3]^2))
+  S <- theta[1] * K + theta[2] * diag(length(d$y))
+  R <- chol(S)
+  z <- backsolve(R, d$y - d$X %*% beta, transpose = TRUE)
+  -sum(log(diag(R))) - 0.5 * sum(z^2) - 3 * log(theta[1]) - 1 / theta[1] -
+    3 * log(theta[2]) - 1 / theta[2]
+}
+
+test_that("gp_model log density equals the Gaussian likelihood + priors", {
+  d <- make_gp_case(30)
+  for (cv in c("exponential", "squared_exponential")) {
+    m <- gp_model(d$y, d$X, d$coords, cov = cv)
+    expect_identical(m$names, c("kappa", "psi", "phi"))
+    pts <- rbind(c(1, 0.5, 0.2), c(2, 0.1, 0.5), c(0.3, 1.5, 1), c(1, 1, 4.9))
+    ours <- model_log_density(m, pts, backend = "cpu")
+    ref <- apply(pts, 1, function(th) gp_r_logpost(d, m$beta, th, cv))
+    expect_equal(ours - ours[1], ref - ref[1], tolerance = 1e-9, info = cv)
+  }
+  m <- gp_model(d$y, d$X, d$coords)
+  out <- model_log_density(m, rbind(c(-1, 1, 0.2), c(1, 0, 0.2), c(1, 1, 6),
+                                    c(1, 1, 0.005)), backend = "cpu")
+  expect_identical(out, rep(-Inf, 4))
+  # the default beta is the GLS estimate at the documented starting value
+  r <- lm.fit(d$X, d$y)$residuals
+  s2 <- var(r) / 2
+  D <- as.matrix(dist(d$coords))
+  phi <- median(D[upper.tri(D)]) / 3
+  S <- s2 * exp(-D / phi) + s2 * diag(30)
+  Si <- solve(S)
+  expect_equal(unname(m$beta), drop(solve(t(d$X) %*% Si %*% d$X, t(d$X) %*% Si %*% d$y)),
+               tolerance = 1e-8)
+})
+
+test_that("gp_model on the device matches the CPU", {
+  skip_if_no_device()
+  d <- make_gp_case(50)
+  m <- gp_model(d$y, d$X, d$coords)
+  pts <- rbind(c(1, 0.5, 0.2), c(2, 0.1, 0.5), c(-1, 1, 1), c(0.3, 1.5, 1))
+  expect_equal(model_log_density(m, pts, backend = "opencl"),
+               model_log_density(m, pts, backend = "cpu"), tolerance = 1e-10)
+})
+
+test_that("the sampler recovers gp_model posterior quantiles computed on a grid", {
+  d <- make_gp_case(12, seed = 4)
+  m <- gp_model(d$y, d$X, d$coords, priors = list(phi = c(0.01, 1)))
+  # the marginal posteriors on a grid, using the density checked above
+  gk <- exp(seq(log(0.02), log(40), length.out = 48))
+  gp <- seq(0.0105, 0.9995, length.out = 48)
+  g <- as.matrix(expand.grid(kappa = gk, psi = gk, phi = gp))
+  lp <- model_log_density(m, g, backend = "cpu")
+  # cell volumes: log-spaced kappa and psi
+  w <- exp(lp - max(lp)) * g[, 1] * g[, 2]
+  w <- w / sum(w)
+  fit <- slice_sample_mv(m, init = c(1, 0.5, 0.3), n_iter = 2000, width = 1,
+                         chains = 4, seed = 9, backend = "cpu")
+  draws <- as.array(fit)
+  s <- summary(fit)
+  for (j in 1:3) {
+    marg <- tapply(w, g[, j], sum)
+    grid_vals <- as.numeric(names(marg))
+    cdf <- cumsum(marg)
+    med <- grid_vals[which(cdf >= 0.5)[1]]
+    frac <- mean(draws[, , j] < med)
+    se <- sqrt(0.25 / s$ess_bulk[j])
+    # the grid median is exact to one cell: allow the cell's probability
+    cell <- max(marg[which(cdf >= 0.5)[1]], marg[max(1, which(cdf >= 0.5)[1] - 1)])
+    expect_lt(abs(frac - 0.5), 4 * se + cell, label = m$names[j])
+  }
+})
+
+test_that("gp_model checks its arguments", {
+  d <- make_gp_case(10)
+  expect_error(gp_model(d$y[-1], d$X, d$coords), "`X` must be a finite numeric matrix with 9")
+  expect_error(gp_model(d$y, d$X, d$coords[-1, ]), "`coords` must be a finite numeric matrix")
+  expect_error(gp_model(d$y, d$X, d$coords, priors = list(kappa = c(-1, 1))),
+               "`priors\\$kappa` must be")
+  expect_error(gp_model(d$y, d$X, d$coords, priors = list(phi = c(2, 1))),
+               "`priors\\$phi` must be")
+  expect_error(gp_model(d$y, d$X, d$coords, beta = 1), "`beta` must be 2 finite numbers")
+  expect_error(gp_model(c(1, NA), matrix(1, 2), matrix(1:2)), "`y` must be a finite")
+})
