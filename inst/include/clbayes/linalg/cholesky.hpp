@@ -23,6 +23,7 @@
 #include "gemm.hpp"
 #include "tri_inverse.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -38,6 +39,16 @@ constexpr double symmetry_tolerance = 1e-8;
  *  kernel. */
 struct cholesky_tuning {
   int partition = 4;
+  /** 0: the recursion above over the whole matrix (the first device path).
+   *  > 0: right-looking loop over diagonal blocks of this many rows (a
+   *  multiple of 32); each diagonal block is factored by the recursion,
+   *  and every step ends in one lower-triangle update of the whole
+   *  trailing matrix with inner dimension outer_block. Few steps, each a
+   *  large product, instead of ~log(n) / log(p / (p - 1)) ever-smaller
+   *  levels each with a triangular inverse of a block of b / p rows. */
+  int outer_block = 256;
+  /** Partition of the recursion inside a diagonal block (outer_block > 0). */
+  int inner_partition = 2;
 };
 inline cholesky_tuning& cholesky_settings() {
   static cholesky_tuning t;
@@ -100,7 +111,9 @@ inline Eigen::MatrixXd cholesky(const Eigen::MatrixXd& a) {
 namespace internal {
 
 // Factor the b x b block at (o, o) of w in place (lower triangle).
-inline void cholesky_recursive(matrix_cl& w, int o, int b, const cl::Buffer& flag) {
+// Blocks split at b / partition.
+inline void cholesky_recursive(matrix_cl& w, int o, int b, const cl::Buffer& flag,
+                               int partition) {
   if (b == 0) return;
   auto& kern = opencl::kernels::cholesky_block;
   int min_block = kern.option("CHOLESKY_BLOCK");
@@ -112,10 +125,10 @@ inline void cholesky_recursive(matrix_cl& w, int o, int b, const cl::Buffer& fla
     return;
   }
   check_interrupt();
-  int blk = (b / cholesky_settings().partition) / 32 * 32;
+  int blk = (b / partition) / 32 * 32;
   if (blk < min_block) blk = min_block;
   const int rest = b - blk;
-  cholesky_recursive(w, o, blk, flag);
+  cholesky_recursive(w, o, blk, flag, partition);
   const matrix_cl l11_inv = tri_inverse_block(w, o, blk);
   // L21 = A21 L11^{-T}: into t, then back into w.
   matrix_cl t(rest, blk);
@@ -129,7 +142,34 @@ inline void cholesky_recursive(matrix_cl& w, int o, int b, const cl::Buffer& fla
   opt.lower_only = true;
   linalg::gemm(w, o + blk, o + blk, 0, gemm_block{&t}, gemm_block{&t, 0, 0, true}, rest, rest,
        blk, opt);
-  cholesky_recursive(w, o + blk, rest, flag);
+  cholesky_recursive(w, o + blk, rest, flag, partition);
+}
+
+// The right-looking loop of cholesky_tuning::outer_block: for each
+// diagonal block at k of b rows, L11 = chol(A11) (recursion), L21 =
+// A21 L11^{-T} (triangular inverse + one product, into the scratch panel t
+// allocated once), A22 -= L21 L21^T (one lower-only product).
+inline void cholesky_blocked(matrix_cl& w, int nb, const cl::Buffer& flag) {
+  const int n = w.rows();
+  const int partition = std::max(2, cholesky_settings().inner_partition);
+  matrix_cl t(std::max(0, n - nb), std::min(nb, n));
+  for (int k = 0; k < n; k += nb) {
+    check_interrupt();
+    const int b = std::min(nb, n - k);
+    const int rest = n - k - b;
+    cholesky_recursive(w, k, b, flag, partition);
+    if (rest == 0) break;
+    const matrix_cl l11_inv = tri_inverse_block(w, k, b);
+    gemm_block inv_t{&l11_inv, 0, 0, true, matrix_view::lower};
+    linalg::gemm(t, 0, 0, 0, gemm_block{&w, k + b, k}, inv_t, rest, b, b);
+    opencl::sub_block(w, t, 0, 0, k + b, k, rest, b);
+    gemm_options opt;
+    opt.alpha = -1.0;
+    opt.beta = 1.0;
+    opt.lower_only = true;
+    linalg::gemm(w, k + b, k + b, 0, gemm_block{&t}, gemm_block{&t, 0, 0, true}, rest,
+                 rest, b, opt);
+  }
 }
 
 }  // namespace internal
@@ -157,7 +197,12 @@ inline matrix_cl cholesky(const matrix_cl& a) {
   } catch (const cl::Error& e) {
     throw opencl_error("allocating the Cholesky pivot flag", e.err());
   }
-  internal::cholesky_recursive(w, 0, w.rows(), flag);
+  const int nb = cholesky_settings().outer_block / 32 * 32;
+  if (nb > 0 && w.rows() > nb)
+    internal::cholesky_blocked(w, nb, flag);
+  else
+    internal::cholesky_recursive(w, 0, w.rows(), flag,
+                                 std::max(2, cholesky_settings().partition));
   opencl::zeros_in_place(w, matrix_view::upper);  // view becomes lower
   try {
     // The queue is in order: this read follows every kernel above.
