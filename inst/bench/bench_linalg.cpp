@@ -15,7 +15,7 @@
 //                  keeping the best of each)
 //          --chol-block B --partition P --grad-block G --diag-block D
 //          --gemm-kernel 1|2 --outer-block NB (0: first Cholesky path)
-//          --inner-partition P --small-tiles 0|1
+//          --panel 0|1 --inner-partition P --small-below PCT
 // The table puts the first Cholesky path (kernel 1, recursion over the
 // whole matrix, as measured in RESULTS.md) and kernel 1's GEMM beside the
 // kept settings, and counts the kernel launches of one factorisation.
@@ -104,16 +104,20 @@ void set_gemm(const gemm_cfg& c) {
 // One Cholesky configuration: GEMM kernel, outer block (0: the first
 // path, the recursion over the whole matrix), partition of the recursion
 // (of the whole matrix when outer = 0, of a diagonal block otherwise), leaf
-// CHOLESKY_BLOCK, small-tile GEMMs for short products.
-struct chol_cfg { int kernel, outer, partition, leaf, small; };
+// CHOLESKY_BLOCK, small-tile GEMMs below this percentage of the compute
+// units in large tiles (gemm_tuning::small_below_pct), panels by the fused
+// leaf (1) or by the recursion (0) (cholesky_tuning::panel).
+struct chol_cfg { int kernel, outer, partition, leaf, small, panel; };
 
 void set_chol(const chol_cfg& c) {
   la::gemm_settings().kernel = c.kernel;
-  la::gemm_settings().small_tiles = c.small != 0;
+  la::gemm_settings().small_below_pct = c.small;
   la::cholesky_settings().outer_block = c.outer;
   if (c.outer == 0) la::cholesky_settings().partition = c.partition;
   else la::cholesky_settings().inner_partition = c.partition;
   cl_ops::kernels::cholesky_block.set_option("CHOLESKY_BLOCK", c.leaf);
+  cl_ops::kernels::cholesky_block_inv.set_option("CHOLESKY_BLOCK", c.leaf);
+  la::cholesky_settings().panel = c.panel;
 }
 
 chol_cfg get_chol() {
@@ -121,12 +125,12 @@ chol_cfg get_chol() {
   return {la::gemm_settings().kernel, s.outer_block,
           s.outer_block == 0 ? s.partition : s.inner_partition,
           cl_ops::kernels::cholesky_block.option("CHOLESKY_BLOCK"),
-          la::gemm_settings().small_tiles ? 1 : 0};
+          la::gemm_settings().small_below_pct, s.panel};
 }
 
 // The first device path as measured on the H200 (RESULTS.md): kernel 1
 // with its best tiles, recursion with partition 8 and leaf 64.
-chol_cfg old_chol = {1, 0, 8, 64, 0};
+chol_cfg old_chol = {1, 0, 8, 64, 0, 0};
 
 unsigned long long launches_of(const std::function<void()>& f) {
   const unsigned long long before = cl_ops::launch_count();
@@ -194,7 +198,7 @@ void tune_gemm(int n, int reps) {
 }
 
 // Sweep the Cholesky paths at order n (first path and the blocked loop
-// with outer blocks, inner partitions, leaf sizes, small tiles on / off),
+// with outer blocks, inner partitions, leaf sizes, small-tile thresholds),
 // each verified by its residual; keep the fastest. Then the gradient's
 // block size.
 void tune_cholesky(int n, int reps) {
@@ -202,16 +206,16 @@ void tune_cholesky(int n, int reps) {
   matrix_cl da = upload(a);
   const double amax = max_abs(a);
   const int kb = la::gemm_settings().kernel;
-  std::vector<chol_cfg> cfgs = {{1, 0, 4, 64, 0}, {1, 0, 8, 64, 0}, {kb, 0, 8, 64, 1}};
-  for (int outer : {128, 256, 384, 512, 768, 1024})
-    for (int p : {2, 4}) cfgs.push_back({kb, outer, p, 64, 1});
-  for (int outer : {256, 512}) {
-    cfgs.push_back({kb, outer, 2, 64, 0});
-    cfgs.push_back({kb, outer, 2, 32, 1});
-  }
+  std::vector<chol_cfg> cfgs = {{1, 0, 4, 64, 0, 0}, {1, 0, 8, 64, 0, 0}, {kb, 0, 8, 64, 100, 0}};
+  for (int outer : {256, 512, 1024})  // diagonal blocks by the recursion
+    cfgs.push_back({kb, outer, 2, 64, 100, 0});
+  for (int outer : {64, 128, 192, 256, 384, 512, 768})  // fused-leaf panels
+    for (int small : {0, 100, 300}) cfgs.push_back({kb, outer, 2, 64, small, 1});
+  for (int outer : {256, 512}) cfgs.push_back({kb, outer, 2, 32, 100, 1});
+  if (kb == 2) cfgs.push_back({1, 256, 2, 64, 0, 1});  // fused panels on kernel 1
   std::printf("Cholesky sweep, n = %d (outer block 0: the first path)\n\n"
-              "| GEMM kernel | outer block | partition | CHOLESKY_BLOCK | small tiles | ms | "
-              "GFLOP/s | launches | residual |\n|---|---|---|---|---|---|---|---|---|\n", n);
+              "| GEMM kernel | outer block | panel | partition | CHOLESKY_BLOCK | small below %% | ms | "
+              "GFLOP/s | launches | residual |\n|---|---|---|---|---|---|---|---|---|---|\n", n);
   double best = 1e300, best_old = 1e300;
   chol_cfg best_cfg = get_chol();
   for (const chol_cfg& c : cfgs) {
@@ -222,19 +226,19 @@ void tune_cholesky(int n, int reps) {
       matrix_cl llt = la::multiply_transpose(dl);
       const double resid = max_abs(download(cl_ops::subtract(llt, da))) / amax;
       const double ms = time_ms(reps, [&] { matrix_cl x = la::cholesky(da); finish(); });
-      std::printf("| %d | %d | %d | %d | %d | %.2f | %.1f | %llu | %.1e |\n", c.kernel, c.outer,
-                  c.partition, c.leaf, c.small, ms, double(n) * n * n / 3 / ms / 1e6, launches, resid);
+      std::printf("| %d | %d | %d | %d | %d | %d | %.2f | %.1f | %llu | %.1e |\n", c.kernel, c.outer,
+                  c.panel, c.partition, c.leaf, c.small, ms, double(n) * n * n / 3 / ms / 1e6, launches, resid);
       if (resid < 1e-12 && ms < best) { best = ms; best_cfg = c; }
       if (resid < 1e-12 && c.kernel == 1 && c.outer == 0 && ms < best_old) { best_old = ms; old_chol = c; }
     } catch (const std::exception& e) {
-      std::printf("| %d | %d | %d | %d | %d | failed: %s | | | |\n", c.kernel, c.outer, c.partition,
+      std::printf("| %d | %d | %d | %d | %d | %d | failed: %s | | | |\n", c.kernel, c.outer, c.panel, c.partition,
                   c.leaf, c.small, e.what());
     }
   }
   set_chol(best_cfg);
-  std::printf("\nkept GEMM kernel %d, outer block %d, partition %d, CHOLESKY_BLOCK %d, small tiles %d "
-              "(first path: %.2f ms, kept: %.2f ms)\n\n", best_cfg.kernel, best_cfg.outer,
-              best_cfg.partition, best_cfg.leaf, best_cfg.small, best_old, best);
+  std::printf("\nkept GEMM kernel %d, outer block %d, panel %d, partition %d, CHOLESKY_BLOCK %d, "
+              "small below %d%% (first path: %.2f ms, kept: %.2f ms)\n\n", best_cfg.kernel,
+              best_cfg.outer, best_cfg.panel, best_cfg.partition, best_cfg.leaf, best_cfg.small, best_old, best);
   matrix_cl dl = la::cholesky(da);
   matrix_cl dadj = la::multiply(dl, dl);  // any lower-triangular adjoint
   std::printf("| grad block | ms |\n|---|---|\n");
@@ -263,14 +267,19 @@ int main(int argc, char** argv) {
       if (a == "--reps") reps = std::max(1, next());
       else if (a == "--cpu-max") cpu_max = next();
       else if (a == "--tune") tune = true;
-      else if (a == "--chol-block") cl_ops::kernels::cholesky_block.set_option("CHOLESKY_BLOCK", next());
+      else if (a == "--chol-block") {
+        const int b = next();
+        cl_ops::kernels::cholesky_block.set_option("CHOLESKY_BLOCK", b);
+        cl_ops::kernels::cholesky_block_inv.set_option("CHOLESKY_BLOCK", b);
+      }
+      else if (a == "--panel") la::cholesky_settings().panel = next();
       else if (a == "--partition") la::cholesky_settings().partition = std::max(2, next());
       else if (a == "--grad-block") la::cholesky_grad_block_size() = std::max(1, next());
       else if (a == "--diag-block") cl_ops::kernels::diag_inv.set_option("DIAG_BLOCK", next());
       else if (a == "--gemm-kernel") la::gemm_settings().kernel = next();
       else if (a == "--outer-block") la::cholesky_settings().outer_block = std::max(0, next());
       else if (a == "--inner-partition") la::cholesky_settings().inner_partition = std::max(2, next());
-      else if (a == "--small-tiles") la::gemm_settings().small_tiles = next() != 0;
+      else if (a == "--small-below") la::gemm_settings().small_below_pct = std::max(0, next());
       else sizes.push_back(std::atoi(a.c_str()));
     }
     if (sizes.empty()) sizes = {1024, 2048, 4096, 8192, 16384};
@@ -285,12 +294,13 @@ int main(int argc, char** argv) {
     auto print_options = [&](const char* when) {
       const auto& g = cl_ops::kernels::gemm_nn;
       const auto& d = cl_ops::kernels::gemm_db_nn;
-      std::printf("options %s: reps %d, GEMM kernel %d (small tiles %d), outer block %d, "
-                  "inner partition %d, partition %d, CHOLESKY_BLOCK %d, DIAG_BLOCK %d, grad block %d, "
+      std::printf("options %s: reps %d, GEMM kernel %d (small below %d%%), outer block %d, "
+                  "panel %d, inner partition %d, partition %d, CHOLESKY_BLOCK %d, DIAG_BLOCK %d, grad block %d, "
                   "kernel 1 TM %d TN %d TK %d WPTM %d WPTN %d, kernel 2 TM %d TN %d TK %d WPTM %d "
                   "WPTN %d\n\n", when, reps, la::gemm_settings().kernel,
-                  la::gemm_settings().small_tiles ? 1 : 0, la::cholesky_settings().outer_block,
-                  la::cholesky_settings().inner_partition, la::cholesky_settings().partition,
+                  la::gemm_settings().small_below_pct, la::cholesky_settings().outer_block,
+                  la::cholesky_settings().panel, la::cholesky_settings().inner_partition,
+                  la::cholesky_settings().partition,
                   cl_ops::kernels::cholesky_block.option("CHOLESKY_BLOCK"),
                   cl_ops::kernels::diag_inv.option("DIAG_BLOCK"), la::cholesky_grad_block_size(),
                   g.option("TM"), g.option("TN"), g.option("TK"), g.option("WPTM"), g.option("WPTN"),

@@ -229,11 +229,12 @@ inline std::map<std::string, int> gemm_db_options(int trans_a, int trans_b) {
           {"TRANS_A", trans_a}, {"TRANS_B", trans_b}};
 }
 
-/** The small-tile variant used when big tiles would leave most compute
- *  units idle (the short, narrow products of the triangular inverse and
- *  of the Cholesky's diagonal blocks): 32 x 32, 2 x 2 per work item. */
+/** The small-tile variant used when big tiles would leave compute units
+ *  idle (the short, narrow products of the triangular inverse, of the
+ *  Cholesky's diagonal blocks and of its last steps): 64 x 64, 4 x 4 per
+ *  work item, so 4 times the work groups, several resident per unit. */
 inline std::map<std::string, int> gemm_db_small_options(int trans_a, int trans_b) {
-  return {{"TM", 32}, {"TN", 32}, {"TK", 16}, {"WPTM", 2}, {"WPTN", 2},
+  return {{"TM", 64}, {"TN", 64}, {"TK", 16}, {"WPTM", 4}, {"WPTN", 4},
           {"TRANS_A", trans_a}, {"TRANS_B", trans_b}};
 }
 

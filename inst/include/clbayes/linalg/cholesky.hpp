@@ -20,6 +20,7 @@
 #include "../opencl/initialize.hpp"
 #include "../opencl/sub_block.hpp"
 #include "../opencl/transfer.hpp"
+#include "cholesky_panel.hpp"
 #include "gemm.hpp"
 #include "tri_inverse.hpp"
 
@@ -47,7 +48,12 @@ struct cholesky_tuning {
    *  large product, instead of ~log(n) / log(p / (p - 1)) ever-smaller
    *  levels each with a triangular inverse of a block of b / p rows. */
   int outer_block = 256;
-  /** Partition of the recursion inside a diagonal block (outer_block > 0). */
+  /** With outer_block > 0: 1 factors each panel with the fused leaf
+   *  kernel (linalg/cholesky_panel.hpp: factor and inverse of blocks of
+   *  CHOLESKY_BLOCK rows in one launch, no triangular inverses), 0 with
+   *  the recursion above on the diagonal block. */
+  int panel = 1;
+  /** Partition of the recursion inside a diagonal block (panel = 0). */
   int inner_partition = 2;
 };
 inline cholesky_tuning& cholesky_settings() {
@@ -197,8 +203,13 @@ inline matrix_cl cholesky(const matrix_cl& a) {
   } catch (const cl::Error& e) {
     throw opencl_error("allocating the Cholesky pivot flag", e.err());
   }
-  const int nb = cholesky_settings().outer_block / 32 * 32;
-  if (nb > 0 && w.rows() > nb)
+  const cholesky_tuning& s = cholesky_settings();
+  const int max_wg = static_cast<int>(ctx.info().max_work_group_size);
+  const int ib = std::min(opencl::kernels::cholesky_block_inv.option("CHOLESKY_BLOCK"), max_wg);
+  const int nb = s.panel ? std::max(ib, s.outer_block / ib * ib) : s.outer_block / 32 * 32;
+  if (s.outer_block > 0 && s.panel)
+    internal::cholesky_right_looking(w, nb, ib, flag);
+  else if (s.outer_block > 0 && w.rows() > nb)
     internal::cholesky_blocked(w, nb, flag);
   else
     internal::cholesky_recursive(w, 0, w.rows(), flag,

@@ -56,12 +56,13 @@ struct gemm_options {
 
 /** Which GEMM kernel the device products use: 1 the first kernel
  *  (kernels/gemm.hpp), 2 the double-buffered one (kernels/gemm_db.hpp).
- *  With kernel 2 and small_tiles, products whose 128 x 128 tiles would
- *  not give every compute unit a work group use the 32 x 32 variant:
- *  the short products on the Cholesky's critical path are latency bound. */
+ *  With kernel 2, products with fewer large tiles than small_below_pct
+ *  percent of the compute units use the small-tile variant (0: never):
+ *  the short products on the Cholesky's critical path are latency bound
+ *  and one large tile per unit leaves most of the units idle. */
 struct gemm_tuning {
   int kernel = 2;
-  bool small_tiles = true;
+  int small_below_pct = 100;
 };
 inline gemm_tuning& gemm_settings() {
   static gemm_tuning t;
@@ -95,11 +96,12 @@ inline opencl::kernels::gemm_kernel& choose_kernel(bool ta, bool tb, int m, int 
     return kern;
   }
   opencl::kernels::gemm_kernel* kern = &gemm_db_variant(ta, tb, false);
-  if (gemm_settings().small_tiles) {
+  if (gemm_settings().small_below_pct > 0) {
     const long long tm = kern->option("TM"), tn = kern->option("TN");
     long long tiles = ((m + tm - 1) / tm) * ((n + tn - 1) / tn) * batch;
     if (lower_only) tiles = (tiles + batch) / 2;
-    if (tiles < opencl::context::instance().info().compute_units)
+    if (tiles * 100 < static_cast<long long>(gemm_settings().small_below_pct) *
+                          opencl::context::instance().info().compute_units)
       kern = &gemm_db_variant(ta, tb, true);
   }
   const std::size_t items = static_cast<std::size_t>(kern->option("TM") / kern->option("WPTM")) *
