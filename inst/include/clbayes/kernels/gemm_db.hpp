@@ -120,9 +120,11 @@ inline void store_b(__local double2 (*tile)[TN / 2 + 1], const double* st, int t
 
 /**
  * C = alpha * op(A) * op(B) + beta * C: arguments and launch exactly as the
- * kernel `gemm` of kernels/gemm.hpp.
+ * kernel `gemm` of kernels/gemm.hpp. The fixed work-group size lets the
+ * compiler give each work item the registers of its WPTM x WPTN block.
  */
-__kernel void gemm_db(__global double* C, __global const double* A,
+__kernel __attribute__((reqd_work_group_size(RTSM, RTSN, 1)))
+void gemm_db(__global double* C, __global const double* A,
                       __global const double* B, int m, int n, int k,
                       long a_off, int lda, long a_stride,
                       long b_off, int ldb, long b_stride,

@@ -7,10 +7,10 @@
 // with the recursion depth. For each panel of nb columns at k:
 //   for each inner block of ib <= CHOLESKY_BLOCK columns at c in the panel:
 //     L_cc, L_cc^{-1}  = one work group (cholesky_block_inv)
-//     L_below          = A_below L_cc^{-T}        (one product into t, copied)
+//     L_below          = A_below L_cc^{-T}        (one product, in place)
 //     A_panel_right   -= L_below L_below^T         (lower part of the panel only)
 //   A22 -= L21 L21^T                               (one lower-only product, k = nb)
-// That is 4 launches per ib columns plus one large update per panel,
+// That is 3 launches per ib columns plus one large update per panel,
 // without the triangular inverses (9 launches for 256 rows, with
 // allocations) and nested recursions of the first path; the one large
 // update per panel keeps the inner dimension at nb for the GEMM.
@@ -28,6 +28,24 @@ namespace clbayes {
 namespace linalg {
 namespace internal {
 
+// L_below = A_below L_cc^{-T} for the wc columns at c. In place when the
+// product has one column of tiles (TN >= wc) and no split-k: each work
+// group then reads only its own rows of A_below, all before it writes
+// them. Otherwise through the scratch t and a copy.
+inline void panel_solve(matrix_cl& w, int c, int wc, int below, const matrix_cl& inv,
+                        matrix_cl& t) {
+  gemm_block inv_t{&inv, 0, 0, true, matrix_view::lower};
+  gemm_block a{&w, c + wc, c};
+  gemm_options opt;
+  opt.splits = 1;
+  if (choose_kernel(false, true, below, wc, 1, false).option("TN") >= wc) {
+    linalg::gemm(w, c + wc, c, 0, a, inv_t, below, wc, wc, opt);
+    return;
+  }
+  linalg::gemm(t, 0, 0, 0, a, inv_t, below, wc, wc, opt);
+  opencl::sub_block(w, t, 0, 0, c + wc, c, below, wc);
+}
+
 // Factor the columns [k, k + b) of the n x n w (rows k and below), in
 // inner blocks of ib; t (at least (n - k - 1) x ib) and inv (ib x ib)
 // are scratch.
@@ -40,17 +58,15 @@ inline void cholesky_panel(matrix_cl& w, int k, int b, int ib, matrix_cl& t,
     opencl::kernels::cholesky_block_inv(cl::NDRange(wc), cl::NDRange(wc), w, n, c, wc, inv,
                                         inv.rows(), flag);
     if (below == 0) return;
-    gemm_block inv_t{&inv, 0, 0, true, matrix_view::lower};
-    linalg::gemm(t, 0, 0, 0, gemm_block{&w, c + wc, c}, inv_t, below, wc, wc);
-    opencl::sub_block(w, t, 0, 0, c + wc, c, below, wc);
+    panel_solve(w, c, wc, below, inv, t);
     const int right = k + b - c - wc;  // panel columns right of this block
-    if (right > 0) {
+    if (right > 0) {  // reads L_below from w (columns c .. c + wc), not written
       gemm_options opt;
       opt.alpha = -1.0;
       opt.beta = 1.0;
       opt.lower_only = true;
-      linalg::gemm(w, c + wc, c + wc, 0, gemm_block{&t}, gemm_block{&t, 0, 0, true}, below,
-                   right, wc, opt);
+      linalg::gemm(w, c + wc, c + wc, 0, gemm_block{&w, c + wc, c},
+                   gemm_block{&w, c + wc, c, true}, below, right, wc, opt);
     }
   }
 }
