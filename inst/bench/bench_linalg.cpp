@@ -217,7 +217,7 @@ void tune_cholesky(int n, int reps) {
               "| GEMM kernel | outer block | panel | partition | CHOLESKY_BLOCK | small below %% | ms | "
               "GFLOP/s | launches | residual |\n|---|---|---|---|---|---|---|---|---|---|\n", n);
   double best = 1e300, best_old = 1e300;
-  chol_cfg best_cfg = get_chol();
+  chol_cfg best_cfg = old_chol;  // if every new configuration failed
   for (const chol_cfg& c : cfgs) {
     set_chol(c);
     try {

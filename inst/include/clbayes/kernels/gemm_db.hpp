@@ -43,7 +43,7 @@ inline const char* gemm_db_source = R"(
 
 // Global -> registers: element l of this work item's share of the TM x TK
 // tile of op(A) that starts at depth t (zero outside the views).
-inline void load_a(double* st, __global const double* A, long a_base, int lda,
+void load_a(double* st, __global const double* A, long a_base, int lda,
                    int m, int i0, int t, int k_hi, int views, int tid) {
 #pragma unroll
   for (int l = 0; l < LA; ++l) {
@@ -67,7 +67,7 @@ inline void load_a(double* st, __global const double* A, long a_base, int lda,
   }
 }
 
-inline void load_b(double* st, __global const double* B, long b_base, int ldb,
+void load_b(double* st, __global const double* B, long b_base, int ldb,
                    int n, int j0, int t, int k_hi, int views, int tid) {
 #pragma unroll
   for (int l = 0; l < LB; ++l) {
@@ -92,7 +92,7 @@ inline void load_b(double* st, __global const double* B, long b_base, int ldb,
 }
 
 // Registers -> local tile: the layouts of load_a / load_b.
-inline void store_a(__local double2 (*tile)[TM / 2 + 1], const double* st, int tid) {
+void store_a(__local double2 (*tile)[TM / 2 + 1], const double* st, int tid) {
 #pragma unroll
   for (int l = 0; l < LA; ++l) {
     const int e = tid + l * NT;
@@ -105,7 +105,7 @@ inline void store_a(__local double2 (*tile)[TM / 2 + 1], const double* st, int t
   }
 }
 
-inline void store_b(__local double2 (*tile)[TN / 2 + 1], const double* st, int tid) {
+void store_b(__local double2 (*tile)[TN / 2 + 1], const double* st, int tid) {
 #pragma unroll
   for (int l = 0; l < LB; ++l) {
     const int e = tid + l * NT;

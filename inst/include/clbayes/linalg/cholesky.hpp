@@ -9,6 +9,10 @@
 //   L21 = A21 (L11^{-1})^T          (batched triangular inverse + GEMM)
 //   A22 = A22 - L21 L21^T           (GEMM on the lower triangle only)
 //   L22 = chol(A22)                 (recursion)
+// By default (cholesky_tuning::outer_block > 0, panel = 1) the same
+// algorithm runs as a right-looking loop over panels with a fused leaf
+// kernel (linalg/cholesky_panel.hpp): far fewer launches, one large
+// lower-triangle update per panel. outer_block = 0 selects the recursion.
 // CPU: Eigen's blocked LLT, which also reports the failing pivot.
 
 #include "../eigen.hpp"

@@ -98,8 +98,11 @@ inline opencl::kernels::gemm_kernel& choose_kernel(bool ta, bool tb, int m, int 
   opencl::kernels::gemm_kernel* kern = &gemm_db_variant(ta, tb, false);
   if (gemm_settings().small_below_pct > 0) {
     const long long tm = kern->option("TM"), tn = kern->option("TN");
-    long long tiles = ((m + tm - 1) / tm) * ((n + tn - 1) / tn) * batch;
-    if (lower_only) tiles = (tiles + batch) / 2;
+    const long long row_tiles = (m + tm - 1) / tm;
+    long long tiles = 0;
+    for (long long j0 = 0; j0 < n; j0 += tn)  // lower-only: tiles not above the diagonal
+      tiles += lower_only ? row_tiles - std::min(row_tiles, j0 / tm) : row_tiles;
+    tiles *= batch;
     if (tiles * 100 < static_cast<long long>(gemm_settings().small_below_pct) *
                           opencl::context::instance().info().compute_units)
       kern = &gemm_db_variant(ta, tb, true);
