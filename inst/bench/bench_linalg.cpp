@@ -307,14 +307,18 @@ int main(int argc, char** argv) {
                   d.option("TM"), d.option("TN"), d.option("TK"), d.option("WPTM"), d.option("WPTN"));
     };
     print_options("at start");
+    int gemm_kernel_kept = la::gemm_settings().kernel;
     if (tune) {
       const int largest = *std::max_element(sizes.begin(), sizes.end());
       tune_gemm(std::min(4096, largest), reps);
+      gemm_kernel_kept = la::gemm_settings().kernel;
       tune_cholesky(std::min(8192, largest), reps);
       print_options("kept");
     }
     const chol_cfg new_chol = get_chol();
-    const int new_kernel = la::gemm_settings().kernel;
+    // The GEMM columns use the kernel the GEMM sweep chose (without --tune:
+    // the default), the Cholesky its own.
+    const int new_kernel = gemm_kernel_kept;
 
     std::printf("| n | chol device (ms) | chol GFLOP/s | chol + transfers, packed L (ms) | "
                 "chol + transfers, full L (ms) | grad device (ms) | "
@@ -357,7 +361,9 @@ int main(int argc, char** argv) {
       Eigen::MatrixXd b(n, n);
       for (int i = 0; i < b.size(); ++i) b.data()[i] = norm(rng);
       matrix_cl db = upload(b);
+      la::gemm_settings().kernel = new_kernel;
       const double gemm_err = gemm_sample_error(a, b, la::multiply(da, db));
+      la::gemm_settings().kernel = new_chol.kernel;
       // Then time.
       const double t_chol = time_ms(reps, [&] { matrix_cl x = la::cholesky(da); finish(); });
       std::vector<double> packed_host(a.size());
@@ -375,6 +381,7 @@ int main(int argc, char** argv) {
         cl_ops::from_matrix_cl(y, packed_host.data());
       });
       const double t_grad = time_ms(reps, [&] { matrix_cl x = la::cholesky_grad(dl, dl_adj); finish(); });
+      la::gemm_settings().kernel = new_kernel;
       const double t_gemm = time_ms(reps, [&] { matrix_cl x = la::multiply(da, db); finish(); });
       // The first path, side by side (verified by its residual, else nan).
       set_chol(old_chol);
@@ -388,7 +395,6 @@ int main(int argc, char** argv) {
       double t_gemm_old = time_ms(reps, [&] { matrix_cl x = la::multiply(da, db); finish(); });
       if (!(gemm_err_old < 1e-10)) t_gemm_old = NAN;
       set_chol(new_chol);
-      la::gemm_settings().kernel = new_kernel;
       std::printf("| %d | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.1e | %.1e | %.1e | %.1e "
                   "| %llu | %.2f | %llu | %.2f |\n",
                   n, t_chol, nd * nd * nd / 3 / t_chol / 1e6, t_trans, t_trans_full, t_grad, t_gemm,
