@@ -16,6 +16,7 @@
 #include "../opencl/transpose.hpp"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace clbayes {
 namespace linalg {
@@ -84,10 +85,18 @@ inline opencl::kernels::gemm_kernel& gemm_db_variant(bool ta, bool tb, bool smal
 }
 
 // The kernel for an m x n product (batch items): see gemm_tuning.
+// Local memory of kernel 2's two buffers of op(A) and op(B) tiles.
+inline std::uint64_t gemm_db_local_bytes(const opencl::kernels::gemm_kernel& k) {
+  return 2ULL * k.option("TK") * (k.option("TM") / 2 + 1 + k.option("TN") / 2 + 1) * 16;
+}
+
 inline opencl::kernels::gemm_kernel& choose_kernel(bool ta, bool tb, int m, int n,
                                                    int batch, bool lower_only) {
-  const std::size_t max_wg = opencl::context::instance().info().max_work_group_size;
-  if (gemm_settings().kernel != 2) {
+  const opencl::device_info& info = opencl::context::instance().info();
+  const std::size_t max_wg = info.max_work_group_size;
+  // Kernel 2 on devices whose local memory cannot hold its tiles: kernel 1.
+  if (gemm_settings().kernel != 2 ||
+      gemm_db_local_bytes(gemm_db_variant(ta, tb, false)) > info.local_mem) {
     opencl::kernels::gemm_kernel& kern = gemm_variant(ta, tb);
     if (max_wg < 256 && kern.option("TM") != 32) {  // small devices: 8 x 8 items
       kern.set_option("TM", 32);
@@ -104,7 +113,7 @@ inline opencl::kernels::gemm_kernel& choose_kernel(bool ta, bool tb, int m, int 
       tiles += lower_only ? row_tiles - std::min(row_tiles, j0 / tm) : row_tiles;
     tiles *= batch;
     if (tiles * 100 < static_cast<long long>(gemm_settings().small_below_pct) *
-                          opencl::context::instance().info().compute_units)
+                          info.compute_units)
       kern = &gemm_db_variant(ta, tb, true);
   }
   const std::size_t items = static_cast<std::size_t>(kern->option("TM") / kern->option("WPTM")) *
