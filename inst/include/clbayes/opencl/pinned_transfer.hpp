@@ -4,8 +4,9 @@
 // Large host <-> device copies through pinned staging buffers: two buffers
 // allocated with CL_MEM_ALLOC_HOST_PTR and mapped once (page-locked memory,
 // which the DMA engines read and write at full bus speed, where a pageable
-// pointer goes through the driver's own smaller staging), filled or
-// drained by several host threads while the other buffer is in flight.
+// pointer goes through the driver's own smaller staging), kept between
+// calls, filled or drained by several host threads while the other buffer
+// is in flight.
 // The whole matrix crosses the bus in chunks; the in-order queue orders
 // the chunks before any later kernel.
 
@@ -24,7 +25,7 @@ namespace opencl {
 /** Chunk size of the pinned copies (bytes) and host threads that copy
  *  into and out of the staging buffers (0: up to 8, as the host has). */
 struct pinned_tuning {
-  std::size_t chunk_bytes = std::size_t(64) << 20;
+  std::size_t chunk_bytes = std::size_t(32) << 20;
   int threads = 0;
 };
 inline pinned_tuning& pinned_settings() {
@@ -91,6 +92,25 @@ class pinned_pair {
   char* ptr_[2] = {nullptr, nullptr};
 };
 
+// The staging pair of `bytes`, kept between copies: page-locking memory
+// takes milliseconds per call. Replaced when the size or the selected
+// device changes; never destroyed at exit (the OpenCL runtime may already
+// be gone then), the process's end frees it.
+inline pinned_pair& staging(std::size_t bytes) {
+  static pinned_pair* pair = nullptr;
+  static std::size_t size = 0;
+  static unsigned generation = 0;
+  const unsigned g = context::instance().generation();
+  if (pair == nullptr || size != bytes || generation != g) {
+    if (generation == g) delete pair;  // else its context is gone: leak it
+    pair = nullptr;
+    pair = new pinned_pair(bytes);
+    size = bytes;
+    generation = g;
+  }
+  return *pair;
+}
+
 }  // namespace internal
 
 /** The rows x cols host matrix a as a new device matrix, through pinned
@@ -100,7 +120,7 @@ inline matrix_cl to_matrix_cl_pinned(const double* a, int rows, int cols) {
   const std::size_t total = sizeof(double) * static_cast<std::size_t>(m.size());
   if (total == 0) return m;
   const std::size_t chunk = std::min(total, pinned_settings().chunk_bytes);
-  internal::pinned_pair pins(chunk);
+  internal::pinned_pair& pins = internal::staging(pinned_settings().chunk_bytes);
   cl::CommandQueue& q = context::instance().queue();
   cl::Event ev[2];
   const char* src = reinterpret_cast<const char*>(a);
@@ -127,7 +147,7 @@ inline void from_matrix_cl_pinned(const matrix_cl& m, double* a) {
   if (total == 0) return;
   m.wait();
   const std::size_t chunk = std::min(total, pinned_settings().chunk_bytes);
-  internal::pinned_pair pins(chunk);
+  internal::pinned_pair& pins = internal::staging(pinned_settings().chunk_bytes);
   cl::CommandQueue& q = context::instance().queue();
   cl::Event ev[2];
   std::size_t pending[2] = {0, 0};
