@@ -9,6 +9,10 @@
 //   L21 = A21 (L11^{-1})^T          (batched triangular inverse + GEMM)
 //   A22 = A22 - L21 L21^T           (GEMM on the lower triangle only)
 //   L22 = chol(A22)                 (recursion)
+// By default (cholesky_tuning::outer_block > 0, panel = 1) the same
+// algorithm runs as a right-looking loop over panels with a fused leaf
+// kernel (linalg/cholesky_panel.hpp): far fewer launches, one large
+// lower-triangle update per panel. outer_block = 0 selects the recursion.
 // CPU: Eigen's blocked LLT, which also reports the failing pivot.
 
 #include "../eigen.hpp"
@@ -20,9 +24,11 @@
 #include "../opencl/initialize.hpp"
 #include "../opencl/sub_block.hpp"
 #include "../opencl/transfer.hpp"
+#include "cholesky_panel.hpp"
 #include "gemm.hpp"
 #include "tri_inverse.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -38,6 +44,21 @@ constexpr double symmetry_tolerance = 1e-8;
  *  kernel. */
 struct cholesky_tuning {
   int partition = 4;
+  /** 0: the recursion above over the whole matrix (the first device path).
+   *  > 0: right-looking loop over diagonal blocks of this many rows (a
+   *  multiple of 32); each diagonal block is factored by the recursion,
+   *  and every step ends in one lower-triangle update of the whole
+   *  trailing matrix with inner dimension outer_block. Few steps, each a
+   *  large product, instead of ~log(n) / log(p / (p - 1)) ever-smaller
+   *  levels each with a triangular inverse of a block of b / p rows. */
+  int outer_block = 256;
+  /** With outer_block > 0: 1 factors each panel with the fused leaf
+   *  kernel (linalg/cholesky_panel.hpp: factor and inverse of blocks of
+   *  CHOLESKY_BLOCK rows in one launch, no triangular inverses), 0 with
+   *  the recursion above on the diagonal block. */
+  int panel = 1;
+  /** Partition of the recursion inside a diagonal block (panel = 0). */
+  int inner_partition = 2;
 };
 inline cholesky_tuning& cholesky_settings() {
   static cholesky_tuning t;
@@ -100,7 +121,9 @@ inline Eigen::MatrixXd cholesky(const Eigen::MatrixXd& a) {
 namespace internal {
 
 // Factor the b x b block at (o, o) of w in place (lower triangle).
-inline void cholesky_recursive(matrix_cl& w, int o, int b, const cl::Buffer& flag) {
+// Blocks split at b / partition.
+inline void cholesky_recursive(matrix_cl& w, int o, int b, const cl::Buffer& flag,
+                               int partition) {
   if (b == 0) return;
   auto& kern = opencl::kernels::cholesky_block;
   int min_block = kern.option("CHOLESKY_BLOCK");
@@ -112,10 +135,10 @@ inline void cholesky_recursive(matrix_cl& w, int o, int b, const cl::Buffer& fla
     return;
   }
   check_interrupt();
-  int blk = (b / cholesky_settings().partition) / 32 * 32;
+  int blk = (b / partition) / 32 * 32;
   if (blk < min_block) blk = min_block;
   const int rest = b - blk;
-  cholesky_recursive(w, o, blk, flag);
+  cholesky_recursive(w, o, blk, flag, partition);
   const matrix_cl l11_inv = tri_inverse_block(w, o, blk);
   // L21 = A21 L11^{-T}: into t, then back into w.
   matrix_cl t(rest, blk);
@@ -129,7 +152,34 @@ inline void cholesky_recursive(matrix_cl& w, int o, int b, const cl::Buffer& fla
   opt.lower_only = true;
   linalg::gemm(w, o + blk, o + blk, 0, gemm_block{&t}, gemm_block{&t, 0, 0, true}, rest, rest,
        blk, opt);
-  cholesky_recursive(w, o + blk, rest, flag);
+  cholesky_recursive(w, o + blk, rest, flag, partition);
+}
+
+// The right-looking loop of cholesky_tuning::outer_block: for each
+// diagonal block at k of b rows, L11 = chol(A11) (recursion), L21 =
+// A21 L11^{-T} (triangular inverse + one product, into the scratch panel t
+// allocated once), A22 -= L21 L21^T (one lower-only product).
+inline void cholesky_blocked(matrix_cl& w, int nb, const cl::Buffer& flag) {
+  const int n = w.rows();
+  const int partition = std::max(2, cholesky_settings().inner_partition);
+  matrix_cl t(std::max(0, n - nb), std::min(nb, n));
+  for (int k = 0; k < n; k += nb) {
+    check_interrupt();
+    const int b = std::min(nb, n - k);
+    const int rest = n - k - b;
+    cholesky_recursive(w, k, b, flag, partition);
+    if (rest == 0) break;
+    const matrix_cl l11_inv = tri_inverse_block(w, k, b);
+    gemm_block inv_t{&l11_inv, 0, 0, true, matrix_view::lower};
+    linalg::gemm(t, 0, 0, 0, gemm_block{&w, k + b, k}, inv_t, rest, b, b);
+    opencl::sub_block(w, t, 0, 0, k + b, k, rest, b);
+    gemm_options opt;
+    opt.alpha = -1.0;
+    opt.beta = 1.0;
+    opt.lower_only = true;
+    linalg::gemm(w, k + b, k + b, 0, gemm_block{&t}, gemm_block{&t, 0, 0, true}, rest,
+                 rest, b, opt);
+  }
 }
 
 }  // namespace internal
@@ -157,7 +207,17 @@ inline matrix_cl cholesky(const matrix_cl& a) {
   } catch (const cl::Error& e) {
     throw opencl_error("allocating the Cholesky pivot flag", e.err());
   }
-  internal::cholesky_recursive(w, 0, w.rows(), flag);
+  const cholesky_tuning& s = cholesky_settings();
+  const int max_wg = static_cast<int>(ctx.info().max_work_group_size);
+  const int ib = std::min(opencl::kernels::cholesky_block_inv.option("CHOLESKY_BLOCK"), max_wg);
+  const int nb = s.panel ? std::max(ib, s.outer_block / ib * ib) : s.outer_block / 32 * 32;
+  if (s.outer_block > 0 && s.panel)
+    internal::cholesky_right_looking(w, nb, ib, flag);
+  else if (s.outer_block > 0 && w.rows() > nb)
+    internal::cholesky_blocked(w, nb, flag);
+  else
+    internal::cholesky_recursive(w, 0, w.rows(), flag,
+                                 std::max(2, cholesky_settings().partition));
   opencl::zeros_in_place(w, matrix_view::upper);  // view becomes lower
   try {
     // The queue is in order: this read follows every kernel above.

@@ -10,11 +10,13 @@
 #include "../eigen.hpp"
 #include "../error.hpp"
 #include "../kernels/gemm.hpp"
+#include "../kernels/gemm_db.hpp"
 #include "../kernels/matrix_vector.hpp"
 #include "../opencl/matrix_cl.hpp"
 #include "../opencl/transpose.hpp"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace clbayes {
 namespace linalg {
@@ -53,11 +55,76 @@ struct gemm_options {
   int splits = 0;
 };
 
+/** Which GEMM kernel the device products use: 1 the first kernel
+ *  (kernels/gemm.hpp), 2 the double-buffered one (kernels/gemm_db.hpp).
+ *  With kernel 2, products with fewer large tiles than small_below_pct
+ *  percent of the compute units use the small-tile variant (0: never):
+ *  the short products on the Cholesky's critical path are latency bound
+ *  and one large tile per unit leaves most of the units idle. */
+struct gemm_tuning {
+  int kernel = 2;
+  int small_below_pct = 100;
+};
+inline gemm_tuning& gemm_settings() {
+  static gemm_tuning t;
+  return t;
+}
+
 namespace internal {
 
 inline opencl::kernels::gemm_kernel& gemm_variant(bool ta, bool tb) {
   using namespace opencl::kernels;
   return ta ? (tb ? gemm_tt : gemm_tn) : (tb ? gemm_nt : gemm_nn);
+}
+
+inline opencl::kernels::gemm_kernel& gemm_db_variant(bool ta, bool tb, bool small) {
+  using namespace opencl::kernels;
+  if (small) return ta ? (tb ? gemm_db_small_tt : gemm_db_small_tn)
+                       : (tb ? gemm_db_small_nt : gemm_db_small_nn);
+  return ta ? (tb ? gemm_db_tt : gemm_db_tn) : (tb ? gemm_db_nt : gemm_db_nn);
+}
+
+// The kernel for an m x n product (batch items): see gemm_tuning.
+// Local memory of kernel 2's two buffers of op(A) and op(B) tiles.
+inline std::uint64_t gemm_db_local_bytes(const opencl::kernels::gemm_kernel& k) {
+  return 2ULL * k.option("TK") * (k.option("TM") / 2 + 1 + k.option("TN") / 2 + 1) * 16;
+}
+
+inline opencl::kernels::gemm_kernel& choose_kernel(bool ta, bool tb, int m, int n,
+                                                   int batch, bool lower_only) {
+  const opencl::device_info& info = opencl::context::instance().info();
+  const std::size_t max_wg = info.max_work_group_size;
+  // Kernel 2 on devices whose local memory cannot hold its tiles: kernel 1.
+  if (gemm_settings().kernel != 2 ||
+      gemm_db_local_bytes(gemm_db_variant(ta, tb, false)) > info.local_mem) {
+    opencl::kernels::gemm_kernel& kern = gemm_variant(ta, tb);
+    if (max_wg < 256 && kern.option("TM") != 32) {  // small devices: 8 x 8 items
+      kern.set_option("TM", 32);
+      kern.set_option("TN", 32);
+    }
+    return kern;
+  }
+  opencl::kernels::gemm_kernel* kern = &gemm_db_variant(ta, tb, false);
+  if (gemm_settings().small_below_pct > 0) {
+    const long long tm = kern->option("TM"), tn = kern->option("TN");
+    const long long row_tiles = (m + tm - 1) / tm;
+    long long tiles = 0;
+    for (long long j0 = 0; j0 < n; j0 += tn)  // lower-only: tiles not above the diagonal
+      tiles += lower_only ? row_tiles - std::min(row_tiles, j0 / tm) : row_tiles;
+    tiles *= batch;
+    if (tiles * 100 < static_cast<long long>(gemm_settings().small_below_pct) *
+                          info.compute_units)
+      kern = &gemm_db_variant(ta, tb, true);
+  }
+  const std::size_t items = static_cast<std::size_t>(kern->option("TM") / kern->option("WPTM")) *
+                            (kern->option("TN") / kern->option("WPTN"));
+  if (max_wg < items) {  // small devices: 8 x 8 items, 4 x 4 each
+    kern->set_option("TM", 32);
+    kern->set_option("TN", 32);
+    kern->set_option("WPTM", 4);
+    kern->set_option("WPTN", 4);
+  }
+  return *kern;
 }
 
 // Bits of the kernel's `views` argument for op(X) given X's stored view.
@@ -91,12 +158,8 @@ inline void gemm(matrix_cl& c, int ci, int cj, long long c_stride,
                  const gemm_block& a, const gemm_block& b, int m, int n, int k,
                  const gemm_options& opt = gemm_options()) {
   if (m <= 0 || n <= 0 || opt.batch <= 0) return;
-  opencl::kernels::gemm_kernel& kern = internal::gemm_variant(a.trans, b.trans);
-  const std::size_t max_wg = opencl::context::instance().info().max_work_group_size;
-  if (max_wg < 256 && kern.option("TM") != 32) {  // small devices: 8 x 8 items
-    kern.set_option("TM", 32);
-    kern.set_option("TN", 32);
-  }
+  opencl::kernels::gemm_kernel& kern =
+      internal::choose_kernel(a.trans, b.trans, m, n, opt.batch, opt.lower_only);
   const int tm = kern.option("TM"), tn = kern.option("TN"), tk = kern.option("TK");
   const int rtsm = tm / kern.option("WPTM"), rtsn = tn / kern.option("WPTN");
   const int views = internal::view_bits(a, 1, 2) | internal::view_bits(b, 4, 8) |

@@ -102,6 +102,13 @@ inline std::string build_options(const std::map<std::string, int>& options) {
 
 }  // namespace internal
 
+/** Kernels enqueued so far (all kernel_cl objects): the benchmarks read it
+ *  to count the launches of one algorithm. */
+inline unsigned long long& launch_count() {
+  static unsigned long long count = 0;
+  return count;
+}
+
 template <typename... Args>
 class kernel_cl {
  public:
@@ -130,6 +137,7 @@ class kernel_cl {
       cl::Event event;
       ctx.queue().enqueueNDRangeKernel(k, cl::NullRange, global, local,
                                        waits.empty() ? nullptr : &waits, &event);
+      ++launch_count();
       int rec[] = {0, (internal::kernel_arg<Args>::record(args, event), 0)...};
       (void)rec;
       return event;

@@ -1,0 +1,239 @@
+// Helpers and tuning sweeps of bench_linalg.cpp (one translation unit:
+// included once, by that driver): timing, test matrices, the knobs of both
+// GEMM kernels and of the Cholesky paths, and the --tune sweeps.
+#ifndef CLBAYES_BENCH_LINALG_TUNE_HPP
+#define CLBAYES_BENCH_LINALG_TUNE_HPP
+
+#include <clbayes/linalg/cholesky.hpp>
+#include <clbayes/linalg/cholesky_grad.hpp>
+#include <clbayes/linalg/gemm.hpp>
+#include <clbayes/opencl.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+using clbayes::opencl::matrix_cl;
+namespace cl_ops = clbayes::opencl;
+namespace la = clbayes::linalg;
+
+namespace {
+
+double now_ms() {
+  using clock = std::chrono::steady_clock;
+  return std::chrono::duration<double, std::milli>(clock::now().time_since_epoch()).count();
+}
+
+// Median wall time of `reps` runs after one warm-up; `f` must leave the
+// device idle (it waits for its own results).
+double time_ms(int reps, const std::function<void()>& f) {
+  f();
+  std::vector<double> t;
+  for (int r = 0; r < reps; ++r) {
+    const double t0 = now_ms();
+    f();
+    t.push_back(now_ms() - t0);
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+void finish() { cl_ops::context::instance().queue().finish(); }
+
+Eigen::MatrixXd toeplitz(int n) {
+  Eigen::MatrixXd a(n, n);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) a(i, j) = i == j ? double(n) * n : double(n - std::abs(i - j));
+  return a;
+}
+
+double max_abs(const Eigen::MatrixXd& m) { return m.cwiseAbs().maxCoeff(); }
+
+Eigen::MatrixXd download(const matrix_cl& m) {
+  Eigen::MatrixXd out(m.rows(), m.cols());
+  cl_ops::from_matrix_cl(m, out.data());
+  return out;
+}
+
+matrix_cl upload(const Eigen::MatrixXd& m) { return cl_ops::to_matrix_cl(m.data(), m.rows(), m.cols()); }
+
+// The GEMM objects of kernel 1 (kernels/gemm.hpp) or of kernel 2's
+// large-tile variant (kernels/gemm_db.hpp).
+void set_gemm(int kernel, const char* key, int v) {
+  namespace k = cl_ops::kernels;
+  if (kernel == 1)
+    for (auto* x : {&k::gemm_nn, &k::gemm_tn, &k::gemm_nt, &k::gemm_tt}) x->set_option(key, v);
+  else
+    for (auto* x : {&k::gemm_db_nn, &k::gemm_db_tn, &k::gemm_db_nt, &k::gemm_db_tt})
+      x->set_option(key, v);
+}
+
+struct gemm_cfg { int kernel, tm, tn, tk, wm, wn; };
+
+void set_gemm(const gemm_cfg& c) {
+  set_gemm(c.kernel, "TM", c.tm); set_gemm(c.kernel, "TN", c.tn); set_gemm(c.kernel, "TK", c.tk);
+  set_gemm(c.kernel, "WPTM", c.wm); set_gemm(c.kernel, "WPTN", c.wn);
+}
+
+// One Cholesky configuration: GEMM kernel, outer block (0: the first
+// path, the recursion over the whole matrix), partition of the recursion
+// (of the whole matrix when outer = 0, of a diagonal block otherwise), leaf
+// CHOLESKY_BLOCK, small-tile GEMMs below this percentage of the compute
+// units in large tiles (gemm_tuning::small_below_pct), panels by the fused
+// leaf (1) or by the recursion (0) (cholesky_tuning::panel).
+struct chol_cfg { int kernel, outer, partition, leaf, small, panel; };
+
+void set_chol(const chol_cfg& c) {
+  la::gemm_settings().kernel = c.kernel;
+  la::gemm_settings().small_below_pct = c.small;
+  la::cholesky_settings().outer_block = c.outer;
+  if (c.outer == 0) la::cholesky_settings().partition = c.partition;
+  else la::cholesky_settings().inner_partition = c.partition;
+  cl_ops::kernels::cholesky_block.set_option("CHOLESKY_BLOCK", c.leaf);
+  cl_ops::kernels::cholesky_block_inv.set_option("CHOLESKY_BLOCK", c.leaf);
+  la::cholesky_settings().panel = c.panel;
+}
+
+chol_cfg get_chol() {
+  const auto& s = la::cholesky_settings();
+  return {la::gemm_settings().kernel, s.outer_block,
+          s.outer_block == 0 ? s.partition : s.inner_partition,
+          cl_ops::kernels::cholesky_block.option("CHOLESKY_BLOCK"),
+          la::gemm_settings().small_below_pct, s.panel};
+}
+
+// The first device path as measured on the H200 (RESULTS.md): kernel 1
+// with its best tiles, recursion with partition 8 and leaf 64.
+chol_cfg old_chol = {1, 0, 8, 64, 0, 0};
+
+unsigned long long launches_of(const std::function<void()>& f) {
+  const unsigned long long before = cl_ops::launch_count();
+  f();
+  return cl_ops::launch_count() - before;
+}
+
+// Max relative error of 64 random entries of C = A B against CPU dot products.
+double gemm_sample_error(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b, const matrix_cl& c_dev) {
+  Eigen::MatrixXd c = download(c_dev);
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<int> ri(0, int(a.rows()) - 1), rj(0, int(b.cols()) - 1);
+  double err = 0.0;
+  for (int s = 0; s < 64; ++s) {
+    const int i = ri(rng), j = rj(rng);
+    const double ref = a.row(i).dot(b.col(j));
+    err = std::max(err, std::fabs(c(i, j) - ref) / std::max(1.0, std::fabs(ref)));
+  }
+  return err;
+}
+
+// Sweep tiles of both GEMM kernels at order n; keep the best of each and
+// make the faster kernel the one every product uses.
+void tune_gemm(int n, int reps) {
+  const std::vector<gemm_cfg> cfgs = {
+      {1, 128, 128, 16, 8, 8}, {1, 128, 128, 8, 8, 8}, {1, 64, 64, 16, 4, 4},
+      {2, 128, 128, 8, 8, 8},  {2, 128, 128, 4, 8, 8}, {2, 128, 64, 8, 8, 4},
+      {2, 64, 128, 8, 4, 8},   {2, 128, 128, 8, 8, 4}, {2, 128, 128, 8, 4, 8},
+      {2, 64, 64, 16, 4, 4},   {2, 64, 64, 8, 4, 4},   {2, 64, 64, 16, 4, 2}};
+  std::mt19937 rng(1);
+  std::normal_distribution<double> nd;
+  Eigen::MatrixXd a(n, n), b(n, n);
+  for (int i = 0; i < a.size(); ++i) { a.data()[i] = nd(rng); b.data()[i] = nd(rng); }
+  matrix_cl da = upload(a), db = upload(b);
+  const std::size_t max_wg = cl_ops::context::instance().info().max_work_group_size;
+  std::printf("GEMM tile sweep, n = %d (kernel 1: kernels/gemm.hpp, 2: kernels/gemm_db.hpp)\n\n"
+              "| kernel | TM | TN | TK | WPTM | WPTN | ms | GFLOP/s | max rel err |\n"
+              "|---|---|---|---|---|---|---|---|---|\n", n);
+  double best[3] = {1e300, 1e300, 1e300};
+  gemm_cfg best_cfg[3] = {cfgs[0], cfgs[0], cfgs[3]};
+  for (const gemm_cfg& c : cfgs) {
+    if (std::size_t(c.tm / c.wm) * (c.tn / c.wn) > max_wg) continue;
+    set_gemm(c);
+    la::gemm_settings().kernel = c.kernel;
+    try {
+      matrix_cl dc = la::multiply(da, db);
+      const double err = gemm_sample_error(a, b, dc);
+      const double ms = time_ms(reps, [&] { matrix_cl x = la::multiply(da, db); finish(); });
+      std::printf("| %d | %d | %d | %d | %d | %d | %.2f | %.2f | %.1e |\n", c.kernel, c.tm, c.tn,
+                  c.tk, c.wm, c.wn, ms, 2.0 * n * double(n) * n / ms / 1e6, err);
+      if (err < 1e-10 && ms < best[c.kernel]) { best[c.kernel] = ms; best_cfg[c.kernel] = c; }
+    } catch (const std::exception& e) {
+      std::printf("| %d | %d | %d | %d | %d | %d | failed: %s | | |\n", c.kernel, c.tm, c.tn, c.tk,
+                  c.wm, c.wn, e.what());
+    }
+  }
+  for (int k = 1; k <= 2; ++k) {
+    set_gemm(best_cfg[k]);
+    std::printf("%skernel %d: kept TM=%d TN=%d TK=%d WPTM=%d WPTN=%d (%.2f ms)\n", k == 1 ? "\n" : "",
+                k, best_cfg[k].tm, best_cfg[k].tn, best_cfg[k].tk, best_cfg[k].wm, best_cfg[k].wn,
+                best[k]);
+  }
+  la::gemm_settings().kernel = best[2] <= best[1] ? 2 : 1;
+  std::printf("products use kernel %d\n\n", la::gemm_settings().kernel);
+}
+
+// Sweep the Cholesky paths at order n (first path and the blocked loop
+// with outer blocks, inner partitions, leaf sizes, small-tile thresholds),
+// each verified by its residual; keep the fastest. Then the gradient's
+// block size.
+void tune_cholesky(int n, int reps) {
+  Eigen::MatrixXd a = toeplitz(n);
+  matrix_cl da = upload(a);
+  const double amax = max_abs(a);
+  const int kb = la::gemm_settings().kernel;
+  std::vector<chol_cfg> cfgs = {{1, 0, 4, 64, 0, 0}, {1, 0, 8, 64, 0, 0}, {kb, 0, 8, 64, 100, 0}};
+  for (int outer : {256, 512, 1024})  // diagonal blocks by the recursion
+    cfgs.push_back({kb, outer, 2, 64, 100, 0});
+  for (int outer : {64, 128, 192, 256, 384, 512, 768})  // fused-leaf panels
+    for (int small : {0, 100, 300}) cfgs.push_back({kb, outer, 2, 64, small, 1});
+  for (int outer : {256, 512}) cfgs.push_back({kb, outer, 2, 32, 100, 1});
+  if (kb == 2) cfgs.push_back({1, 256, 2, 64, 0, 1});  // fused panels on kernel 1
+  std::printf("Cholesky sweep, n = %d (outer block 0: the first path)\n\n"
+              "| GEMM kernel | outer block | panel | partition | CHOLESKY_BLOCK | small below %% | ms | "
+              "GFLOP/s | launches | residual |\n|---|---|---|---|---|---|---|---|---|---|\n", n);
+  double best = 1e300, best_old = 1e300;
+  chol_cfg best_cfg = old_chol;  // if every new configuration failed
+  for (const chol_cfg& c : cfgs) {
+    set_chol(c);
+    try {
+      matrix_cl dl;
+      const unsigned long long launches = launches_of([&] { dl = la::cholesky(da); });
+      matrix_cl llt = la::multiply_transpose(dl);
+      const double resid = max_abs(download(cl_ops::subtract(llt, da))) / amax;
+      const double ms = time_ms(reps, [&] { matrix_cl x = la::cholesky(da); finish(); });
+      std::printf("| %d | %d | %d | %d | %d | %d | %.2f | %.1f | %llu | %.1e |\n", c.kernel, c.outer,
+                  c.panel, c.partition, c.leaf, c.small, ms, double(n) * n * n / 3 / ms / 1e6, launches, resid);
+      if (resid < 1e-12 && ms < best) { best = ms; best_cfg = c; }
+      if (resid < 1e-12 && c.kernel == 1 && c.outer == 0 && ms < best_old) { best_old = ms; old_chol = c; }
+    } catch (const std::exception& e) {
+      std::printf("| %d | %d | %d | %d | %d | %d | failed: %s | | | |\n", c.kernel, c.outer, c.panel, c.partition,
+                  c.leaf, c.small, e.what());
+    }
+  }
+  set_chol(best_cfg);
+  std::printf("\nkept GEMM kernel %d, outer block %d, panel %d, partition %d, CHOLESKY_BLOCK %d, "
+              "small below %d%% (first path: %.2f ms, kept: %.2f ms)\n\n", best_cfg.kernel,
+              best_cfg.outer, best_cfg.panel, best_cfg.partition, best_cfg.leaf, best_cfg.small, best_old, best);
+  matrix_cl dl = la::cholesky(da);
+  matrix_cl dadj = la::multiply(dl, dl);  // any lower-triangular adjoint
+  std::printf("| grad block | ms |\n|---|---|\n");
+  best = 1e300;
+  int best_g = 128;
+  for (int g : {128, 256, 512, 1024}) {
+    la::cholesky_grad_block_size() = g;
+    const double ms = time_ms(reps, [&] { matrix_cl x = la::cholesky_grad(dl, dadj); finish(); });
+    std::printf("| %d | %.2f |\n", g, ms);
+    if (ms < best) { best = ms; best_g = g; }
+  }
+  la::cholesky_grad_block_size() = best_g;
+  std::printf("\nkept grad block %d\n\n", best_g);
+}
+
+}  // namespace
+
+#endif

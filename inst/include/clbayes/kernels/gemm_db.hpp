@@ -1,0 +1,258 @@
+#ifndef CLBAYES_KERNELS_GEMM_DB_HPP
+#define CLBAYES_KERNELS_GEMM_DB_HPP
+
+// Second GEMM kernel, same arguments and semantics as kernels/gemm.hpp
+// (views, lower-only C, batches, split-k), built to keep the FP64 units of
+// a large GPU busy:
+//   - double-buffered local tiles: the next k-tile is read from global
+//     memory into registers while the current one is multiplied, then
+//     stored into the other local buffer, so there is one barrier per
+//     k-step and the global load latency hides behind TK * WPTM * WPTN FMAs
+//     (the first kernel waits for every load with the whole work group);
+//   - double2 local reads: a work item owns pairs of neighbouring rows and
+//     columns of C (rows 2 tx + {0, 1} + 2 RTSM q), so one 16-byte local
+//     load feeds two rows; half the local load instructions per FMA;
+//   - rows of the local tiles padded by one double2, which keeps 16-byte
+//     alignment and spreads the transposed-layout stores over the banks.
+// The bookkeeping of op(), views and split-k is that of the first kernel
+// (stan-opencl.txt, section 3.1). Knobs as there; WPTM and WPTN must be
+// even and the local tiles 2 x TK x (TM + TN + 4) doubles must fit the
+// device's local memory (48 KB on NVIDIA: TM = TN = 128 needs TK <= 8).
+
+#include "../opencl/kernel_cl.hpp"
+#include "gemm.hpp"
+
+#ifdef CLBAYES_OPENCL
+
+namespace clbayes {
+namespace opencl {
+namespace kernels {
+
+inline const char* gemm_db_source = R"(
+#define RTSM (TM / WPTM)
+#define RTSN (TN / WPTN)
+#define NT (RTSM * RTSN)
+#define LA ((TM * TK + NT - 1) / NT)
+#define LB ((TN * TK + NT - 1) / NT)
+
+#define A_LOWER 1
+#define A_UPPER 2
+#define B_LOWER 4
+#define B_UPPER 8
+#define C_LOWER_ONLY 16
+
+// Global -> registers: element l of this work item's share of the TM x TK
+// tile of op(A) that starts at depth t (zero outside the views).
+void load_a(double* st, __global const double* A, long a_base, int lda,
+                   int m, int i0, int t, int k_hi, int views, int tid) {
+#pragma unroll
+  for (int l = 0; l < LA; ++l) {
+    const int e = tid + l * NT;
+#if TRANS_A
+    const int kk = e % TK, ii = e / TK;
+#else
+    const int ii = e % TM, kk = e / TM;
+#endif
+    const int gi = i0 + ii, gk = t + kk;
+    double v = 0.0;
+    if (e < TM * TK && gi < m && gk < k_hi && !((views & A_LOWER) && gk > gi) &&
+        !((views & A_UPPER) && gk < gi)) {
+#if TRANS_A
+      v = A[a_base + (long)gi * lda + gk];
+#else
+      v = A[a_base + (long)gk * lda + gi];
+#endif
+    }
+    st[l] = v;
+  }
+}
+
+void load_b(double* st, __global const double* B, long b_base, int ldb,
+                   int n, int j0, int t, int k_hi, int views, int tid) {
+#pragma unroll
+  for (int l = 0; l < LB; ++l) {
+    const int e = tid + l * NT;
+#if TRANS_B
+    const int jj = e % TN, kk = e / TN;
+#else
+    const int kk = e % TK, jj = e / TK;
+#endif
+    const int gj = j0 + jj, gk = t + kk;
+    double v = 0.0;
+    if (e < TN * TK && gj < n && gk < k_hi && !((views & B_LOWER) && gk < gj) &&
+        !((views & B_UPPER) && gk > gj)) {
+#if TRANS_B
+      v = B[b_base + (long)gk * ldb + gj];
+#else
+      v = B[b_base + (long)gj * ldb + gk];
+#endif
+    }
+    st[l] = v;
+  }
+}
+
+// Registers -> local tile: the layouts of load_a / load_b.
+void store_a(__local double2 (*tile)[TM / 2 + 1], const double* st, int tid) {
+#pragma unroll
+  for (int l = 0; l < LA; ++l) {
+    const int e = tid + l * NT;
+#if TRANS_A
+    const int kk = e % TK, ii = e / TK;
+#else
+    const int ii = e % TM, kk = e / TM;
+#endif
+    if (e < TM * TK) ((__local double*)tile[kk])[ii] = st[l];
+  }
+}
+
+void store_b(__local double2 (*tile)[TN / 2 + 1], const double* st, int tid) {
+#pragma unroll
+  for (int l = 0; l < LB; ++l) {
+    const int e = tid + l * NT;
+#if TRANS_B
+    const int jj = e % TN, kk = e / TN;
+#else
+    const int kk = e % TK, jj = e / TK;
+#endif
+    if (e < TN * TK) ((__local double*)tile[kk])[jj] = st[l];
+  }
+}
+
+/**
+ * C = alpha * op(A) * op(B) + beta * C: arguments and launch exactly as the
+ * kernel `gemm` of kernels/gemm.hpp. The fixed work-group size lets the
+ * compiler give each work item the registers of its WPTM x WPTN block.
+ */
+__kernel __attribute__((reqd_work_group_size(RTSM, RTSN, 1)))
+void gemm_db(__global double* C, __global const double* A,
+                      __global const double* B, int m, int n, int k,
+                      long a_off, int lda, long a_stride,
+                      long b_off, int ldb, long b_stride,
+                      long c_off, int ldc, long c_stride,
+                      double alpha, double beta, int views, int splits) {
+  __local double2 a_tile[2][TK][TM / 2 + 1];
+  __local double2 b_tile[2][TK][TN / 2 + 1];
+  const int tx = get_local_id(0);
+  const int ty = get_local_id(1);
+  const int tid = ty * RTSM + tx;
+  const int i0 = get_group_id(0) * TM;
+  const int j0 = get_group_id(1) * TN;
+  const int z = get_global_id(2);
+  const int item = z / splits;
+  const int split = z % splits;
+  if ((views & C_LOWER_ONLY) && i0 + TM - 1 < j0) return;  // uniform
+
+  int k_lo = 0;
+  int k_hi = k;
+  if (views & A_LOWER) k_hi = min(k_hi, i0 + TM);
+  if (views & A_UPPER) k_lo = max(k_lo, i0);
+  if (views & B_LOWER) k_lo = max(k_lo, j0);
+  if (views & B_UPPER) k_hi = min(k_hi, j0 + TN);
+  if (splits > 1) {
+    const int chunk = (((k + splits - 1) / splits + TK - 1) / TK) * TK;
+    k_lo = max(k_lo, split * chunk);
+    k_hi = min(k_hi, (split + 1) * chunk);
+  }
+  const long a_base = a_off + item * a_stride;
+  const long b_base = b_off + item * b_stride;
+
+  double acc[WPTM][WPTN];
+#pragma unroll
+  for (int wm = 0; wm < WPTM; ++wm)
+#pragma unroll
+    for (int wn = 0; wn < WPTN; ++wn) acc[wm][wn] = 0.0;
+
+  double a_st[LA];
+  double b_st[LB];
+  if (k_lo < k_hi) {
+    load_a(a_st, A, a_base, lda, m, i0, k_lo, k_hi, views, tid);
+    load_b(b_st, B, b_base, ldb, n, j0, k_lo, k_hi, views, tid);
+    store_a(a_tile[0], a_st, tid);
+    store_b(b_tile[0], b_st, tid);
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  int buf = 0;
+  for (int t = k_lo; t < k_hi; t += TK) {
+    const int more = t + TK < k_hi;  // uniform over the work group
+    if (more) {  // in flight while the FMAs below run
+      load_a(a_st, A, a_base, lda, m, i0, t + TK, k_hi, views, tid);
+      load_b(b_st, B, b_base, ldb, n, j0, t + TK, k_hi, views, tid);
+    }
+#pragma unroll
+    for (int kk = 0; kk < TK; ++kk) {
+      double2 a_reg[WPTM / 2];
+      double2 b_reg[WPTN / 2];
+#pragma unroll
+      for (int q = 0; q < WPTM / 2; ++q) a_reg[q] = a_tile[buf][kk][tx + q * RTSM];
+#pragma unroll
+      for (int r = 0; r < WPTN / 2; ++r) b_reg[r] = b_tile[buf][kk][ty + r * RTSN];
+#pragma unroll
+      for (int q = 0; q < WPTM / 2; ++q)
+#pragma unroll
+        for (int r = 0; r < WPTN / 2; ++r) {
+          acc[2 * q][2 * r] = fma(a_reg[q].x, b_reg[r].x, acc[2 * q][2 * r]);
+          acc[2 * q + 1][2 * r] = fma(a_reg[q].y, b_reg[r].x, acc[2 * q + 1][2 * r]);
+          acc[2 * q][2 * r + 1] = fma(a_reg[q].x, b_reg[r].y, acc[2 * q][2 * r + 1]);
+          acc[2 * q + 1][2 * r + 1] =
+              fma(a_reg[q].y, b_reg[r].y, acc[2 * q + 1][2 * r + 1]);
+        }
+    }
+    // The other buffer was last read before the previous barrier.
+    if (more) {
+      store_a(a_tile[buf ^ 1], a_st, tid);
+      store_b(b_tile[buf ^ 1], b_st, tid);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    buf ^= 1;
+  }
+
+  const long c_base = c_off + z * c_stride;
+#pragma unroll
+  for (int wn = 0; wn < WPTN; ++wn) {
+    const int j = j0 + 2 * (ty + (wn / 2) * RTSN) + (wn & 1);
+#pragma unroll
+    for (int wm = 0; wm < WPTM; ++wm) {
+      const int i = i0 + 2 * (tx + (wm / 2) * RTSM) + (wm & 1);
+      if (i < m && j < n && !((views & C_LOWER_ONLY) && i < j)) {
+        const long at = c_base + (long)j * ldc + i;
+        double v = alpha * acc[wm][wn];
+        if (beta != 0.0) v += beta * C[at];
+        C[at] = v;
+      }
+    }
+  }
+}
+)";
+
+/** Defaults for a large GPU: 128 x 128 tiles, 8 x 8 per work item
+ *  (256 work items), TK 8 so that the two buffers fit 48 KB. */
+inline std::map<std::string, int> gemm_db_options(int trans_a, int trans_b) {
+  return {{"TM", 128}, {"TN", 128}, {"TK", 8}, {"WPTM", 8}, {"WPTN", 8},
+          {"TRANS_A", trans_a}, {"TRANS_B", trans_b}};
+}
+
+/** The small-tile variant used when big tiles would leave compute units
+ *  idle (the short, narrow products of the triangular inverse, of the
+ *  Cholesky's diagonal blocks and of its last steps): 64 x 64, 4 x 4 per
+ *  work item, so 4 times the work groups, several resident per unit. */
+inline std::map<std::string, int> gemm_db_small_options(int trans_a, int trans_b) {
+  return {{"TM", 64}, {"TN", 64}, {"TK", 16}, {"WPTM", 4}, {"WPTN", 4},
+          {"TRANS_A", trans_a}, {"TRANS_B", trans_b}};
+}
+
+inline gemm_kernel gemm_db_nn("gemm_db", gemm_db_source, gemm_db_options(0, 0));
+inline gemm_kernel gemm_db_tn("gemm_db", gemm_db_source, gemm_db_options(1, 0));
+inline gemm_kernel gemm_db_nt("gemm_db", gemm_db_source, gemm_db_options(0, 1));
+inline gemm_kernel gemm_db_tt("gemm_db", gemm_db_source, gemm_db_options(1, 1));
+
+inline gemm_kernel gemm_db_small_nn("gemm_db", gemm_db_source, gemm_db_small_options(0, 0));
+inline gemm_kernel gemm_db_small_tn("gemm_db", gemm_db_source, gemm_db_small_options(1, 0));
+inline gemm_kernel gemm_db_small_nt("gemm_db", gemm_db_source, gemm_db_small_options(0, 1));
+inline gemm_kernel gemm_db_small_tt("gemm_db", gemm_db_source, gemm_db_small_options(1, 1));
+
+}  // namespace kernels
+}  // namespace opencl
+}  // namespace clbayes
+
+#endif  // CLBAYES_OPENCL
+#endif

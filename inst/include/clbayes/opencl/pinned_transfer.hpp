@@ -1,0 +1,182 @@
+#ifndef CLBAYES_OPENCL_PINNED_TRANSFER_HPP
+#define CLBAYES_OPENCL_PINNED_TRANSFER_HPP
+
+// Large host <-> device copies through pinned staging buffers: two buffers
+// allocated with CL_MEM_ALLOC_HOST_PTR and mapped once (page-locked memory,
+// which the DMA engines read and write at full bus speed, where a pageable
+// pointer goes through the driver's own smaller staging), kept between
+// calls, filled or drained by several host threads while the other buffer
+// is in flight.
+// The whole matrix crosses the bus in chunks; the in-order queue orders
+// the chunks before any later kernel.
+
+#include "matrix_cl.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#ifdef CLBAYES_OPENCL
+
+namespace clbayes {
+namespace opencl {
+
+/** Chunk size of the pinned copies (bytes) and host threads that copy
+ *  into and out of the staging buffers (0: up to 8, as the host has). */
+struct pinned_tuning {
+  std::size_t chunk_bytes = std::size_t(32) << 20;
+  int threads = 0;
+};
+inline pinned_tuning& pinned_settings() {
+  static pinned_tuning t;
+  return t;
+}
+
+namespace internal {
+
+// memcpy with several threads: one thread copies at a fraction of the
+// memory bandwidth of a server host.
+inline void parallel_copy(char* dst, const char* src, std::size_t bytes) {
+  int threads = pinned_settings().threads;
+  if (threads <= 0) threads = std::min(8, std::max(1, int(std::thread::hardware_concurrency())));
+  const std::size_t min_part = std::size_t(4) << 20;
+  threads = int(std::max<std::size_t>(1, std::min<std::size_t>(threads, bytes / min_part)));
+  if (threads == 1) {
+    std::memcpy(dst, src, bytes);
+    return;
+  }
+  std::vector<std::thread> pool;
+  const std::size_t part = (bytes + threads - 1) / threads;
+  for (int t = 1; t < threads; ++t) {
+    const std::size_t lo = std::min(bytes, t * part), hi = std::min(bytes, lo + part);
+    pool.emplace_back([=] { std::memcpy(dst + lo, src + lo, hi - lo); });
+  }
+  std::memcpy(dst, src, std::min(bytes, part));
+  for (auto& th : pool) th.join();
+}
+
+// Two mapped pinned buffers of `bytes` each; unmapped when destroyed.
+class pinned_pair {
+ public:
+  explicit pinned_pair(std::size_t bytes) {
+    context& ctx = context::instance();
+    try {
+      for (int s = 0; s < 2; ++s) {
+        buf_[s] = cl::Buffer(ctx.cl_context(), CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes);
+        ptr_[s] = static_cast<char*>(ctx.queue().enqueueMapBuffer(
+            buf_[s], CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes));
+      }
+    } catch (const cl::Error& e) {
+      release();
+      throw opencl_error("allocating pinned staging buffers", e.err());
+    }
+  }
+  pinned_pair(const pinned_pair&) = delete;
+  pinned_pair& operator=(const pinned_pair&) = delete;
+  ~pinned_pair() { release(); }
+  char* ptr(int s) const { return ptr_[s]; }
+
+ private:
+  void release() {
+    try {
+      cl::CommandQueue& q = context::instance().queue();
+      for (int s = 0; s < 2; ++s)
+        if (ptr_[s] != nullptr) q.enqueueUnmapMemObject(buf_[s], ptr_[s]);
+      q.finish();
+    } catch (const cl::Error&) {  // nothing useful to do in a destructor
+    }
+    ptr_[0] = ptr_[1] = nullptr;
+  }
+  cl::Buffer buf_[2];
+  char* ptr_[2] = {nullptr, nullptr};
+};
+
+// The staging pair of `bytes`, kept between copies: page-locking memory
+// takes milliseconds per call. Replaced when the size or the selected
+// device changes; never destroyed at exit (the OpenCL runtime may already
+// be gone then), the process's end frees it.
+inline pinned_pair& staging(std::size_t bytes) {
+  static pinned_pair* pair = nullptr;
+  static std::size_t size = 0;
+  static unsigned generation = 0;
+  const unsigned g = context::instance().generation();
+  if (pair == nullptr || size != bytes || generation != g) {
+    if (generation == g) delete pair;  // else its context is gone: leak it
+    pair = nullptr;
+    pair = new pinned_pair(bytes);
+    size = bytes;
+    generation = g;
+  }
+  return *pair;
+}
+
+}  // namespace internal
+
+/** The rows x cols host matrix a as a new device matrix, through pinned
+ *  staging (entire view). */
+inline matrix_cl to_matrix_cl_pinned(const double* a, int rows, int cols) {
+  matrix_cl m(rows, cols);
+  const std::size_t total = sizeof(double) * static_cast<std::size_t>(m.size());
+  if (total == 0) return m;
+  const std::size_t chunk = std::min(total, pinned_settings().chunk_bytes);
+  internal::pinned_pair& pins = internal::staging(pinned_settings().chunk_bytes);
+  cl::CommandQueue& q = context::instance().queue();
+  cl::Event ev[2];
+  const char* src = reinterpret_cast<const char*>(a);
+  try {
+    for (std::size_t off = 0, i = 0; off < total; off += chunk, ++i) {
+      const int s = static_cast<int>(i % 2);
+      const std::size_t len = std::min(chunk, total - off);
+      if (ev[s]()) ev[s].wait();  // the buffer's previous chunk has left
+      internal::parallel_copy(pins.ptr(s), src + off, len);
+      q.enqueueWriteBuffer(m.buffer(), CL_FALSE, off, len, pins.ptr(s), nullptr, &ev[s]);
+    }
+    q.finish();
+  } catch (const cl::Error& e) {
+    throw opencl_error(std::string(e.what()) + " copying a matrix to the device", e.err());
+  }
+  return m;
+}
+
+/** Copy the whole device matrix m (every element, whatever its view) into
+ *  the host array a through pinned staging. */
+inline void from_matrix_cl_pinned(const matrix_cl& m, double* a) {
+  m.check_device("x");
+  const std::size_t total = sizeof(double) * static_cast<std::size_t>(m.size());
+  if (total == 0) return;
+  m.wait();
+  const std::size_t chunk = std::min(total, pinned_settings().chunk_bytes);
+  internal::pinned_pair& pins = internal::staging(pinned_settings().chunk_bytes);
+  cl::CommandQueue& q = context::instance().queue();
+  cl::Event ev[2];
+  std::size_t pending[2] = {0, 0};
+  char* dst = reinterpret_cast<char*>(a);
+  try {
+    std::size_t next = 0;
+    for (int s = 0; s < 2 && next < total; ++s, next += chunk) {
+      pending[s] = next;
+      q.enqueueReadBuffer(m.buffer(), CL_FALSE, next, std::min(chunk, total - next),
+                          pins.ptr(s), nullptr, &ev[s]);
+    }
+    for (std::size_t done = 0, i = 0; done < total; done += chunk, ++i) {
+      const int s = static_cast<int>(i % 2);
+      ev[s].wait();
+      internal::parallel_copy(dst + pending[s], pins.ptr(s), std::min(chunk, total - pending[s]));
+      if (next < total) {  // refill this buffer while the other drains
+        pending[s] = next;
+        q.enqueueReadBuffer(m.buffer(), CL_FALSE, next, std::min(chunk, total - next),
+                            pins.ptr(s), nullptr, &ev[s]);
+        next += chunk;
+      }
+    }
+  } catch (const cl::Error& e) {
+    throw opencl_error(std::string(e.what()) + " copying a matrix from the device", e.err());
+  }
+}
+
+}  // namespace opencl
+}  // namespace clbayes
+
+#endif  // CLBAYES_OPENCL
+#endif
