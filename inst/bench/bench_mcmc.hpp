@@ -1,0 +1,69 @@
+#ifndef CLBAYES_BENCH_MCMC_HPP
+#define CLBAYES_BENCH_MCMC_HPP
+
+// Helpers shared by the sampler benchmarks (no R): a normal generator on
+// the sampler's rng and the effective sample size.
+
+#include <clbayes/slice/rng.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace bench {
+
+namespace cs = clbayes::slice;
+
+// Standard normal by Box-Muller from the sampler's generator.
+inline double normal(cs::rng& g) {
+  return std::sqrt(-2 * std::log(g.uniform())) * std::cos(6.283185307179586 * g.uniform());
+}
+
+// ESS of one variable's draws (n_iter x chains, iteration fastest) by
+// split chains and Geyer's initial monotone sequence (Vehtari et al. 2021
+// without the rank normalisation).
+inline double ess(const double* x, int n_iter, int chains) {
+  const int n = n_iter / 2, m = 2 * chains;
+  std::vector<const double*> col(static_cast<std::size_t>(m));
+  for (int c = 0; c < chains; ++c) {
+    col[2 * c] = x + static_cast<std::size_t>(c) * n_iter;
+    col[2 * c + 1] = x + static_cast<std::size_t>(c) * n_iter + (n_iter - n);
+  }
+  std::vector<double> mean(m, 0.0);
+  for (int c = 0; c < m; ++c) {
+    for (int i = 0; i < n; ++i) mean[c] += col[c][i];
+    mean[c] /= n;
+  }
+  auto acov = [&](int lag) {  // mean over chains of the lag autocovariance
+    double s = 0;
+    for (int c = 0; c < m; ++c) {
+      double a = 0;
+      for (int i = 0; i + lag < n; ++i)
+        a += (col[c][i] - mean[c]) * (col[c][i + lag] - mean[c]);
+      s += a / n;
+    }
+    return s / m;
+  };
+  double grand = 0, between = 0;
+  for (double v : mean) grand += v / m;
+  for (double v : mean) between += (v - grand) * (v - grand) / (m - 1);
+  const double a0 = acov(0);
+  const double mean_var = a0 * n / (n - 1.0);
+  const double var_plus = mean_var * (n - 1.0) / n + between;
+  if (!(var_plus > 0)) return 0;
+  auto rho = [&](int lag) { return 1 - (mean_var - acov(lag)) / var_plus; };
+  double tau = -1, prev_pair = 2;  // rho(0) + rho(1) <= 2
+  for (int t = 0; t + 1 < n; t += 2) {
+    double pair = (t == 0 ? 1.0 : rho(t)) + rho(t + 1);
+    if (pair < 0) break;
+    pair = std::min(pair, prev_pair);  // monotone
+    tau += 2 * pair;
+    prev_pair = pair;
+  }
+  const double total = static_cast<double>(n) * m;
+  return total / std::max(tau, 1 / std::log10(total));
+}
+
+}  // namespace bench
+
+#endif
