@@ -118,10 +118,10 @@ __kernel void cholesky_block_inv(__global double* A, int n, int o, int b,
 )";
 
 inline kernel_cl<in_out_buffer, int, int, int, cl::Buffer> cholesky_block(
-    "cholesky_block", cholesky_source, {{"CHOLESKY_BLOCK", 64}});
+    "cholesky_block", cholesky_source, {{"CHOLESKY_BLOCK", 32}});
 
 inline kernel_cl<in_out_buffer, int, int, int, out_buffer, int, cl::Buffer>
-    cholesky_block_inv("cholesky_block_inv", cholesky_source, {{"CHOLESKY_BLOCK", 64}});
+    cholesky_block_inv("cholesky_block_inv", cholesky_source, {{"CHOLESKY_BLOCK", 32}});
 
 }  // namespace kernels
 }  // namespace opencl

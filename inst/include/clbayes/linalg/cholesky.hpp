@@ -51,7 +51,7 @@ struct cholesky_tuning {
    *  trailing matrix with inner dimension outer_block. Few steps, each a
    *  large product, instead of ~log(n) / log(p / (p - 1)) ever-smaller
    *  levels each with a triangular inverse of a block of b / p rows. */
-  int outer_block = 256;
+  int outer_block = 512;  // H200 sweep at n = 8192 (RESULTS.md, 2026-11-22)
   /** With outer_block > 0: 1 factors each panel with the fused leaf
    *  kernel (linalg/cholesky_panel.hpp: factor and inverse of blocks of
    *  CHOLESKY_BLOCK rows in one launch, no triangular inverses), 0 with
