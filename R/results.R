@@ -17,15 +17,16 @@ bench_results_file <- function() {
 # table_index: which table of the section, 1 for the first; or a column
 #   name: the first table of the section that has a column of that name.
 # file: the markdown file, or lines: its text, one line per element.
-#
-# Cells that all read as numbers (empty, "nan", "NA" and "-" read as NA)
-# become numeric columns; column names are kept as written. Attributes:
+# convert: if TRUE, columns whose cells all read as numbers (empty, "nan",
+#   "NA" and "-" read as NA) become numeric; if FALSE every cell is kept as
+#   written (for display). Column names are kept as written. Attributes:
 # "heading" (the matched heading's text), "machine" and "date" (from the
 # nearest heading, at or before the matched one, that ends in a
 # parenthesis naming the machine first and holding a date YYYY-MM-DD, such
 # as "(H200, 2026-11-22 00:41 UTC)"; NA when there is none).
 bench_results_table <- function(section, table_index = 1L,
-                                file = bench_results_file(), lines = NULL) {
+                                file = bench_results_file(), lines = NULL,
+                                convert = TRUE) {
   if (!is.character(section) || length(section) != 1L || is.na(section) ||
       !nzchar(section)) {
     stop("`section` must be a single non-empty string", call. = FALSE)
@@ -56,7 +57,7 @@ bench_results_table <- function(section, table_index = 1L,
   last <- if (length(after)) heads$line[after[1L]] - 1L else length(lines)
   first <- heads$line[h] + 1L
   body <- if (first <= last) lines[first:last] else character()
-  tables <- md_tables(body)
+  tables <- md_tables(body, convert = isTRUE(convert))
   pick <- if (is.character(table_index)) {
     which(vapply(tables, function(t) table_index %in% names(t), logical(1)))[1L]
   } else {
@@ -91,7 +92,7 @@ md_headings <- function(lines) {
 
 # Every pipe table in `lines` (a header row, a |---| row, then rows), outside
 # ``` fences, as a list of data frames.
-md_tables <- function(lines) {
+md_tables <- function(lines, convert = TRUE) {
   fence <- cumsum(grepl("^\\s*```", lines)) %% 2L == 1L
   is_row <- !fence & grepl("^\\s*\\|", lines)
   runs <- rle(is_row)
@@ -111,7 +112,7 @@ md_tables <- function(lines) {
     m <- matrix(unlist(rows), ncol = length(header), byrow = TRUE)
     df <- as.data.frame(m, stringsAsFactors = FALSE)
     names(df) <- header
-    df[] <- lapply(df, md_as_number)
+    if (convert) df[] <- lapply(df, md_as_number)
     out[[length(out) + 1L]] <- df
   }
   out

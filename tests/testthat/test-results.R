@@ -64,6 +64,9 @@ test_that("a table under a sub-heading is read with numbers and missing values",
     expect_identical(t$method, c("kahan", "naive (CPU)"))
     expect_identical(t$ms, c(0.312, NA))
     expect_identical(t[["rel. error"]], c(3.1e-17, NA))
+    raw <- clbayes:::bench_results_table("n = 1024", 1, file = f, convert = FALSE)
+    expect_identical(raw$ms, c("0.312", ""))
+    expect_identical(raw[["rel. error"]], c("3.1e-17", "nan"))
     # machine and date come from the nearest dated heading above it
     expect_identical(attr(t, "machine"), "H200")
     expect_identical(attr(t, "date"), "2026-11-22 00:41 UTC")
