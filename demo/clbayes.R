@@ -85,7 +85,6 @@ n_small <- 1000
 Xs <- matrix(rnorm(n_small * 3), n_small, 3, dimnames = list(NULL, c("x1", "x2", "x3")))
 ys <- rbinom(n_small, 1, plogis(3 * Xs[, 1] - 2 * Xs[, 2] + 1))
 m <- glm_model(ys, Xs, "bernoulli_logit")
-print(m)
 fit <- slice_sample_mv(m, init = c(0, 0, 0, 0), n_iter = 500, width = 0.5,
                        chains = 4, seed = 42)
 print(fit)
