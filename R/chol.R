@@ -93,6 +93,7 @@ gpu_chol_grad <- function(L, L_adj, backend = getOption("clbayes.backend", "auto
   .cpp_chol_grad(L, L_adj, where == "opencl")
 }
 
+# TRUE or FALSE, or an error naming `arg` (used by several areas).
 check_flag <- function(x, arg) {
   if (!is.logical(x) || length(x) != 1L || is.na(x)) {
     stop(sprintf("`%s` must be TRUE or FALSE", arg), call. = FALSE)

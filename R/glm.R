@@ -205,13 +205,6 @@ print.gpu_glm_data <- function(x, ...) {
   invisible(x)
 }
 
-check_flag <- function(x, arg) {
-  if (!is.logical(x) || length(x) != 1L || is.na(x)) {
-    stop(sprintf("`%s` must be TRUE or FALSE", arg), call. = FALSE)
-  }
-  x
-}
-
 check_glm_y <- function(y, n) {
   if (is.factor(y)) y <- as.integer(y)
   if (!is.null(dim(y)) && length(dim(y)) == 2L && ncol(y) == 1L) y <- as.vector(y)

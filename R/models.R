@@ -48,7 +48,7 @@ lm_model <- function(y, X) {
   nm <- colnames(X) %||% paste0("b[", seq_len(ncol(X)), "]")
   cov <- solve(xtx)
   dimnames(cov) <- list(nm, nm)
-  structure(list(y = y, X = X, names = nm, size = length(y),
+  structure(list(y = y, X = X, names = nm, size = length(y), n_obs = length(y),
                  mean = stats::setNames(drop(cov %*% crossprod(X, y)), nm),
                  cov = cov),
             class = c("clbayes_lm_model", "clbayes_model"))
@@ -56,7 +56,7 @@ lm_model <- function(y, X) {
 
 #' @export
 print.clbayes_model <- function(x, ...) {
-  cat(sprintf("<%s> %d observations, parameters: %s\n", class(x)[1L], x$size,
+  cat(sprintf("<%s> %d observations, parameters: %s\n", class(x)[1L], x$n_obs,
               paste(x$names, collapse = ", ")))
   invisible(x)
 }
@@ -146,7 +146,7 @@ glm_model <- function(y, x, family = c("normal_id", "bernoulli_logit", "poisson_
   )
   model <- structure(list(family = family, data = data, prior = pr,
                           n_categories = as.integer(n_categories), names = nm,
-                          size = nrow(x) * ncol(x), device_path = TRUE,
+                          size = nrow(x) * ncol(x), n_obs = nrow(x), device_path = TRUE,
                           threshold_option = "clbayes.threshold.glm_model",
                           threshold = 1e5, use_device = FALSE),
                      class = c("clbayes_glm_model", "clbayes_model"))
@@ -305,7 +305,7 @@ gp_model <- function(y, X = NULL, coords,
   }
   data <- gpu_gp_data(y, X, coords)
   structure(list(data = data, beta = as.double(beta), priors = pr, cov = cov,
-                 names = c("kappa", "psi", "phi"), size = n, device_path = TRUE,
+                 names = c("kappa", "psi", "phi"), size = n, n_obs = n, device_path = TRUE,
                  threshold_option = "clbayes.threshold.gp_model", threshold = 100,
                  use_device = FALSE),
             class = c("clbayes_gp_model", "clbayes_model"))

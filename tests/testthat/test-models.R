@@ -242,3 +242,11 @@ test_that("gp_model checks its arguments", {
   expect_error(gp_model(d$y, d$X, d$coords, beta = 1), "`beta` must be 2 finite numbers")
   expect_error(gp_model(c(1, NA), matrix(1, 2), matrix(1:2)), "`y` must be a finite")
 })
+
+test_that("models print their number of observations and parameters", {
+  d <- make_glm_case("poisson_log", n = 37, k = 3)
+  expect_output(print(glm_model(d$y, d$x, "poisson_log")),
+                "<clbayes_glm_model> 37 observations, parameters: alpha, beta\\[x1\\]")
+  g <- make_gp_case(11)
+  expect_output(print(gp_model(g$y, g$X, g$coords)), "11 observations, parameters: kappa, psi, phi")
+})
