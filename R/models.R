@@ -304,7 +304,8 @@ gp_model <- function(y, X = NULL, coords,
          call. = FALSE)
   }
   data <- gpu_gp_data(y, X, coords)
-  structure(list(data = data, beta = as.double(beta), priors = pr, cov = cov,
+  structure(list(data = data, beta = stats::setNames(as.double(beta), colnames(X)),
+                 priors = pr, cov = cov,
                  names = c("kappa", "psi", "phi"), size = n, n_obs = n, device_path = TRUE,
                  threshold_option = "clbayes.threshold.gp_model", threshold = 100,
                  use_device = FALSE),

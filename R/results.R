@@ -149,3 +149,22 @@ md_machine_date <- function(texts) {
   }
   c(machine = NA_character_, date = NA_character_)
 }
+
+# A table of RESULTS.md as a knitr::kable, captioned with its machine and
+# date; the cells as recorded (no rounding), numbers right-aligned. For the
+# vignettes.
+bench_results_kable <- function(section, index = 1, columns = NULL,
+                                file = bench_results_file()) {
+  # the cells as recorded (no rounding), numbers right-aligned
+  t <- bench_results_table(section, index, file = file, convert = FALSE)
+  num <- vapply(bench_results_table(section, index, file = file),
+                is.numeric, logical(1))
+  cap <- sprintf("%s, measured on %s, %s (inst/bench/RESULTS.md)",
+                 sub(" *\\(.*$", "", attr(t, "heading")), attr(t, "machine"),
+                 attr(t, "date"))
+  if (!is.null(columns)) {
+    t <- t[, columns, drop = FALSE]
+    num <- num[columns]
+  }
+  knitr::kable(t, caption = cap, align = ifelse(num, "r", "l"))
+}
