@@ -48,6 +48,18 @@ inline SEXP wrap_matrix_cl(matrix_cl&& m) {
   Rcpp::XPtr<matrix_cl> ptr(new matrix_cl(std::move(m)), true);
   return ptr;
 }
+
+/** A device matrix copied into a new R matrix. */
+inline Rcpp::NumericMatrix download(const matrix_cl& m) {
+  Rcpp::NumericMatrix out(m.rows(), m.cols());
+  cl_ops::from_matrix_cl(m, out.begin());
+  return out;
+}
+
+/** An R matrix copied to a new device matrix. */
+inline matrix_cl upload(const Rcpp::NumericMatrix& x) {
+  return cl_ops::to_matrix_cl(x.begin(), x.nrow(), x.ncol());
+}
 #endif
 
 }  // namespace glue

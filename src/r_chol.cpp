@@ -1,35 +1,25 @@
 // Glue for gpu_chol() and gpu_chol_grad() (R/chol.R): convert, call the core
 // (inst/include/clbayes/linalg/cholesky*.hpp), convert back.
 
-#include "glue.hpp"
+#include "glue_eigen.hpp"
 
 #include <clbayes/linalg/cholesky.hpp>
 #include <clbayes/linalg/cholesky_grad.hpp>
 
 namespace la = clbayes::linalg;
+using glue::as_map;
+using glue::as_r;
+#ifdef CLBAYES_OPENCL
+using glue::download;
+using glue::upload;
+#endif
 
 namespace {
-
-Eigen::Map<const Eigen::MatrixXd> as_map(const Rcpp::NumericMatrix& x) {
-  return Eigen::Map<const Eigen::MatrixXd>(x.begin(), x.nrow(), x.ncol());
-}
-
-Rcpp::NumericMatrix as_r(const Eigen::MatrixXd& m) {
-  Rcpp::NumericMatrix out(m.rows(), m.cols());
-  std::copy(m.data(), m.data() + m.size(), out.begin());
-  return out;
-}
 
 #ifdef CLBAYES_OPENCL
 cl_ops::matrix_cl chol_device(const cl_ops::matrix_cl& x, bool upper) {
   cl_ops::matrix_cl l = la::cholesky(x);
   return upper ? cl_ops::transpose(l) : std::move(l);
-}
-
-Rcpp::NumericMatrix download(const cl_ops::matrix_cl& m) {
-  Rcpp::NumericMatrix out(m.rows(), m.cols());
-  cl_ops::from_matrix_cl(m, out.begin());
-  return out;
 }
 #endif
 
@@ -40,8 +30,7 @@ Rcpp::NumericMatrix download(const cl_ops::matrix_cl& m) {
 Rcpp::NumericMatrix cpp_chol(Rcpp::NumericMatrix x, bool upper, bool device) {
   if (device) {
 #ifdef CLBAYES_OPENCL
-    cl_ops::matrix_cl a = cl_ops::to_matrix_cl(x.begin(), x.nrow(), x.ncol());
-    return download(chol_device(a, upper));  // the triangle travels packed
+    return download(chol_device(upload(x), upper));  // the triangle travels packed
 #else
     glue::stop_no_opencl();
 #endif

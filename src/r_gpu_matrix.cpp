@@ -12,10 +12,7 @@ SEXP cpp_gpu_matrix(Rcpp::NumericMatrix x, std::string view) {
 // [[Rcpp::export(.cpp_as_matrix)]]
 Rcpp::NumericMatrix cpp_as_matrix(SEXP ptr) {
 #ifdef CLBAYES_OPENCL
-  const cl_ops::matrix_cl& m = glue::as_matrix_cl(ptr, "x");
-  Rcpp::NumericMatrix out(m.rows(), m.cols());
-  cl_ops::from_matrix_cl(m, out.begin());
-  return out;
+  return glue::download(glue::as_matrix_cl(ptr, "x"));
 #else
   (void)ptr;
   glue::stop_no_opencl();

@@ -2,38 +2,18 @@
 // (R/linalg.R): convert, call the core (inst/include/clbayes/linalg/),
 // convert back.
 
-#include "glue.hpp"
+#include "glue_eigen.hpp"
 
 #include <clbayes/linalg/gemm.hpp>
 #include <clbayes/linalg/tri_inverse.hpp>
 
 namespace la = clbayes::linalg;
-
-namespace {
-
-Eigen::Map<const Eigen::MatrixXd> as_map(const Rcpp::NumericMatrix& x) {
-  return Eigen::Map<const Eigen::MatrixXd>(x.begin(), x.nrow(), x.ncol());
-}
-
-Rcpp::NumericMatrix as_r(const Eigen::MatrixXd& m) {
-  Rcpp::NumericMatrix out(m.rows(), m.cols());
-  std::copy(m.data(), m.data() + m.size(), out.begin());
-  return out;
-}
-
+using glue::as_map;
+using glue::as_r;
 #ifdef CLBAYES_OPENCL
-Rcpp::NumericMatrix download(const cl_ops::matrix_cl& m) {
-  Rcpp::NumericMatrix out(m.rows(), m.cols());
-  cl_ops::from_matrix_cl(m, out.begin());
-  return out;
-}
-
-cl_ops::matrix_cl upload(const Rcpp::NumericMatrix& x) {
-  return cl_ops::to_matrix_cl(x.begin(), x.nrow(), x.ncol());
-}
+using glue::download;
+using glue::upload;
 #endif
-
-}  // namespace
 
 // [[Rcpp::export(.cpp_tri_inv)]]
 Rcpp::NumericMatrix cpp_tri_inv(Rcpp::NumericMatrix L, bool lower, bool device) {
