@@ -42,8 +42,11 @@ build: setup docs
 install: build
 	$(R) CMD INSTALL $(TARBALL)
 
-## demo: the main job, on the default device (GPU, PoCL or the CPU path)
-demo: install
+## demo: the main job, on the default device (GPU, PoCL or the CPU path);
+## the package is built without its vignettes to get there quickly
+demo: setup docs
+	$(R) CMD build --no-build-vignettes .
+	$(R) CMD INSTALL $(TARBALL)
 	$(RSCRIPT) demo/clbayes.R
 
 ## check: docs up to date, R CMD build, R CMD check --no-manual; fails on ERROR or WARNING
