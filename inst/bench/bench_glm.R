@@ -56,22 +56,11 @@ ours <- function(family, y, backend, xx = x) {
   do.call(gpu_glm_lp, args)
 }
 
-# Median milliseconds per call over `reps` measurements after a warm-up;
-# each measurement repeats f until it lasts 50 ms, since system.time()
-# counts in milliseconds.
-median_ms <- function(f) {
-  f()
-  inner <- 1
-  repeat {
-    t <- system.time(for (i in seq_len(inner)) f())[["elapsed"]]
-    if (t >= 0.05 || inner >= 1024) break
-    inner <- inner * 4
-  }
-  t <- vapply(seq_len(reps), function(i) {
-    system.time(for (j in seq_len(inner)) f())[["elapsed"]] / inner
-  }, numeric(1))
-  1000 * stats::median(t)
-}
+# median_ms() from timing.R, found beside this script
+local({
+  file <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1])
+  source(file.path(dirname(file), "timing.R"), local = globalenv())
+})
 
 cat(sprintf("n = %d, k = %d, median of %d runs; device: %s\n\n", n, k, reps,
             if (gpu_available()) gpu_info()$name else "none"))
@@ -85,12 +74,12 @@ for (family in names(data)) {
   g <- attr(got, "gradient")
   err <- max(abs(got - ref[[1]]) / abs(ref[[1]]),
              max(abs(unlist(g) - unlist(ref[-1]))) / max(1, abs(unlist(ref[-1]))))
-  t_r <- median_ms(function() base_r(family, y))
-  t_c <- median_ms(function() ours(family, y, "cpu"))
+  t_r <- median_ms(function() base_r(family, y), reps)
+  t_c <- median_ms(function() ours(family, y, "cpu"), reps)
   dev <- ""
   if (gpu_available()) {
     h <- gpu_glm_data(x, y)
-    dev <- sprintf(" %.3f |", median_ms(function() ours(family, y, "opencl", h)))
+    dev <- sprintf(" %.3f |", median_ms(function() ours(family, y, "opencl", h), reps))
   }
   cat(sprintf("| %s | %.1e | %.3f | %.3f | %.2f |%s\n", family, err, t_r, t_c, t_r / t_c, dev))
 }

@@ -11,22 +11,11 @@ args <- commandArgs(trailingOnly = TRUE)
 sizes <- if (length(args)) as.integer(args) else c(500L, 1000L, 2000L)
 reps <- 5L
 
-# Median milliseconds per call over `reps` measurements after a warm-up;
-# each measurement repeats f until it lasts 50 ms, since system.time()
-# counts in milliseconds.
-median_ms <- function(f) {
-  f()
-  inner <- 1
-  repeat {
-    t <- system.time(for (i in seq_len(inner)) f())[["elapsed"]]
-    if (t >= 0.05 || inner >= 1024) break
-    inner <- inner * 4
-  }
-  t <- vapply(seq_len(reps), function(i) {
-    system.time(for (j in seq_len(inner)) f())[["elapsed"]] / inner
-  }, numeric(1))
-  1000 * stats::median(t)
-}
+# median_ms() from timing.R, found beside this script
+local({
+  file <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1])
+  source(file.path(dirname(file), "timing.R"), local = globalenv())
+})
 
 spd <- function(n) {
   set.seed(n)
@@ -44,12 +33,12 @@ for (n in sizes) {
   r <- chol(a)
   u <- gpu_chol(a, upper = TRUE, backend = "cpu")
   err <- max(abs(u - r)) / max(abs(r))
-  t_base <- median_ms(function() chol(a))
-  t_cpu <- median_ms(function() gpu_chol(a, upper = TRUE, backend = "cpu"))
-  t_dev <- if (dev) median_ms(function() gpu_chol(a, upper = TRUE, backend = "opencl")) else NA
+  t_base <- median_ms(function() chol(a), reps)
+  t_cpu <- median_ms(function() gpu_chol(a, upper = TRUE, backend = "cpu"), reps)
+  t_dev <- if (dev) median_ms(function() gpu_chol(a, upper = TRUE, backend = "opencl"), reps) else NA
   x <- a[, seq_len(n %/% 2)]
-  t_tc <- median_ms(function() tcrossprod(x))
-  t_tc_cpu <- median_ms(function() gpu_tcrossprod(x, backend = "cpu"))
+  t_tc <- median_ms(function() tcrossprod(x), reps)
+  t_tc_cpu <- median_ms(function() gpu_tcrossprod(x, backend = "cpu"), reps)
   cat(sprintf("| %d | %.2f | %.2f | %.2fx | %.2f | %.2f | %.2f | %.1e |\n", n, t_base,
               t_cpu, t_base / t_cpu, t_dev, t_tc, t_tc_cpu, err))
 }
