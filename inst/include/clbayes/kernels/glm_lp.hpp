@@ -25,6 +25,7 @@
 // Tuning knobs (ROWS, CHUNK, groups) are chosen in glm/glm_opencl.hpp.
 
 #include "../opencl/kernel_cl.hpp"
+#include "glm_row_math.hpp"
 
 #ifdef CLBAYES_OPENCL
 
@@ -32,29 +33,12 @@ namespace clbayes {
 namespace opencl {
 namespace kernels {
 
+// The kernel body; its program is the row math followed by it.
 inline const char* glm_lp_source = R"(
 /* PARTS is the local size over ROWS, not a define: fewer program variants. */
 #define WG ((int)get_local_size(0))
 #define PARTS (WG / ROWS)
-#define HALF_LOG_TWO_PI 0.91893853320467274178
 
-double softplus(double u) { return fmax(u, 0.0) + log1p(exp(-fabs(u))); }
-
-double inv_logit(double u) {
-  if (u >= 0) return 1.0 / (1.0 + exp(-u));
-  const double e = exp(u);
-  return e / (1.0 + e);
-}
-
-/* digamma(x) for x > 0: recurrence to x >= 10, then the asymptotic series. */
-double digamma_pos(double x) {
-  double r = 0.0;
-  while (x < 10.0) { r -= 1.0 / x; x += 1.0; }
-  const double f = 1.0 / (x * x);
-  const double t = f * (-1.0 / 12 + f * (1.0 / 120 + f * (-1.0 / 252 + f * (1.0 / 240 +
-                   f * (-1.0 / 132 + f * (691.0 / 32760 + f * (-1.0 / 12)))))));
-  return r + log(x) - 0.5 / x + t;
-}
 
 /* dst = columns j0 .. j0 + CHUNK - 1 of row `row` of x, zero outside x. */
 #define LOAD_ROW(dst, row)                                                    \
@@ -265,6 +249,11 @@ __kernel void glm_lp(__global double* partials, __global double* row_grad,
 }
 )";
 
+inline const char* glm_lp_program() {
+  static const std::string text = glm_program(glm_lp_source);
+  return text.c_str();
+}
+
 inline const char* glm_lp_reduce_source = R"(
 /**
  * sums[c] = sum over g < groups of partials[g * stride + c], for the first
@@ -296,7 +285,7 @@ __kernel void glm_lp_reduce(__global double* sums, __global const double* partia
 inline kernel_cl<out_buffer, out_buffer, in_buffer, in_buffer, in_buffer, int, int, int,
                  int, int, int, int, int, int, cl::LocalSpaceArg, cl::LocalSpaceArg,
                  cl::LocalSpaceArg>
-    glm_lp("glm_lp", glm_lp_source,
+    glm_lp("glm_lp", glm_lp_program(),
            {{"FAMILY", 0}, {"NETA", 1}, {"ROWS", 32}, {"CHUNK", 8}});
 
 /** Option: REDUCE_WG, the work-group size (a power of two). */

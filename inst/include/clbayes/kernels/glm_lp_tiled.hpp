@@ -31,6 +31,7 @@
 // glm/row_math.hpp (the CPU path) and kernels/glm_lp.hpp; keep them in step.
 
 #include "../opencl/kernel_cl.hpp"
+#include "glm_row_math.hpp"
 
 #ifdef CLBAYES_OPENCL
 
@@ -38,31 +39,14 @@ namespace clbayes {
 namespace opencl {
 namespace kernels {
 
+// The kernel body; its program is the row math followed by it.
 inline const char* glm_lp_tiled_source = R"(
 #define R TILE_ROWS
 #define P (TILE_WG / TILE_ROWS)
 #define RS (TILE_ROWS + 1)
-#define HALF_LOG_TWO_PI 0.91893853320467274178
 #define ROW_ALPHA (FAMILY < 4)
 #define ROW_EXTRA (FAMILY == 0 || FAMILY == 3)
 
-double softplus(double u) { return fmax(u, 0.0) + log1p(exp(-fabs(u))); }
-
-double inv_logit(double u) {
-  if (u >= 0) return 1.0 / (1.0 + exp(-u));
-  const double e = exp(u);
-  return e / (1.0 + e);
-}
-
-/* digamma(x) for x > 0: recurrence to x >= 10, then the asymptotic series. */
-double digamma_pos(double x) {
-  double r = 0.0;
-  while (x < 10.0) { r -= 1.0 / x; x += 1.0; }
-  const double f = 1.0 / (x * x);
-  const double t = f * (-1.0 / 12 + f * (1.0 / 120 + f * (-1.0 / 252 + f * (1.0 / 240 +
-                   f * (-1.0 / 132 + f * (691.0 / 32760 + f * (-1.0 / 12)))))));
-  return r + log(x) - 0.5 / x + t;
-}
 
 /* Log density of one row. eta: the NETA linear predictors without alpha;
    al, ex: the row's alpha and sigma|phi; head: categorical alpha or the
@@ -329,12 +313,17 @@ void glm_lp_tiled(__global double* partials, __global double* row_grad,
 }
 )";
 
+inline const char* glm_lp_tiled_program() {
+  static const std::string text = glm_program(glm_lp_tiled_source);
+  return text.c_str();
+}
+
 /** Options: FAMILY, NETA, TILE_WG, TILE_ROWS, LPI, GCOLS; set for each call
  *  by glm_lp_tiled_launch (glm/glm_tiled.hpp). */
 inline kernel_cl<out_buffer, out_buffer, in_buffer, in_buffer, in_buffer, in_out_buffer, int,
                  int, int, int, int, int, int, int, int, cl::LocalSpaceArg, cl::LocalSpaceArg,
                  cl::LocalSpaceArg, cl::LocalSpaceArg, cl::LocalSpaceArg>
-    glm_lp_tiled("glm_lp_tiled", glm_lp_tiled_source,
+    glm_lp_tiled("glm_lp_tiled", glm_lp_tiled_program(),
                  {{"FAMILY", 0}, {"NETA", 1}, {"TILE_WG", 128}, {"TILE_ROWS", 32},
                   {"LPI", 25}, {"GCOLS", 1}});
 
