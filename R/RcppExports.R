@@ -153,8 +153,8 @@
     .Call(`_clbayes_cpp_sum_gpu`, ptr, method, precision)
 }
 
-.cpp_slice_new <- function(init, width, method, stepout, n_proposals, warmup, n_iter, max_steps, seed) {
-    .Call(`_clbayes_cpp_slice_new`, init, width, method, stepout, n_proposals, warmup, n_iter, max_steps, seed)
+.cpp_slice_new <- function(init, width, lower, upper, method, stepout, metric, n_proposals, warmup, n_iter, max_steps, seed) {
+    .Call(`_clbayes_cpp_slice_new`, init, width, lower, upper, method, stepout, metric, n_proposals, warmup, n_iter, max_steps, seed)
 }
 
 .cpp_slice_start <- function(ptr, target) {

@@ -65,8 +65,8 @@ print.clbayes_fit_summary <- function(x, digits = 3, ...) {
 #' @export
 print.clbayes_fit <- function(x, ...) {
   d <- dim(x$draws)
-  cat(sprintf("clbayes_fit: %s slice sampler (stepout = \"%s\"), %d chains x %d draws after %d warmup, %d variables\n",
-              x$method, x$stepout, d[2L], d[1L], x$warmup, d[3L]))
+  cat(sprintf("clbayes_fit: %s slice sampler (stepout = \"%s\", metric = \"%s\"), %d chains x %d draws after %d warmup, %d variables\n",
+              x$method, x$stepout, x$metric %||% "diagonal", d[2L], d[1L], x$warmup, d[3L]))
   cat(sprintf("%.0f densities in %.0f batches, %.3g s%s\n", x$n_evals,
               x$n_calls, x$time[["total"]],
               if (x$n_nan > 0) sprintf(", %.0f NaN read as -Inf", x$n_nan) else ""))

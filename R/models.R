@@ -92,7 +92,9 @@ print.clbayes_model <- function(x, ...) {
 #'   `sigma`, `phi` or the `cuts`. With `backend = "auto"` the sampler uses
 #'   the device when one is selected, is not a CPU device, and `nrow(x) *
 #'   ncol(x)` is at least `getOption("clbayes.threshold.glm_model", 1e5)`.
-#' @return An object of class `c("clbayes_glm_model", "clbayes_model")`.
+#' @return An object of class `c("clbayes_glm_model", "clbayes_model")`,
+#'   with `lower` and `upper`: the support [slice_sample_mv()] samples on
+#'   (`sigma` and `phi` positive, so they are sampled on the log scale).
 #' @seealso [gpu_glm_lp()], [slice_sample_mv()]
 #' @examples
 #' set.seed(2)
@@ -148,7 +150,9 @@ glm_model <- function(y, x, family = c("normal_id", "bernoulli_logit", "poisson_
                           n_categories = as.integer(n_categories), names = nm,
                           size = nrow(x) * ncol(x), n_obs = nrow(x), device_path = TRUE,
                           threshold_option = "clbayes.threshold.glm_model",
-                          threshold = 1e5, use_device = FALSE),
+                          threshold = 1e5, use_device = FALSE,
+                          lower = ifelse(grepl("^(sigma|phi)$", nm), 0, -Inf),
+                          upper = rep(Inf, length(nm))),
                      class = c("clbayes_glm_model", "clbayes_model"))
   # One evaluation at a point inside the support checks y against the
   # family (an error names `y`) before any sampling starts.
@@ -248,7 +252,10 @@ check_numeric_matrix_na_ok <- function(x, arg) {
 #' @details With `backend = "auto"` the sampler uses the device when one is
 #'   selected, is not a CPU device, and the number of locations is at least
 #'   `getOption("clbayes.threshold.gp_model", 100)`.
-#' @return An object of class `c("clbayes_gp_model", "clbayes_model")`.
+#' @return An object of class `c("clbayes_gp_model", "clbayes_model")`,
+#'   with `lower` and `upper`: the support [slice_sample_mv()] samples on
+#'   (`kappa` and `psi` on the log scale, `phi` on the logit scale of its
+#'   prior's range).
 #' @seealso [gp_loglik_batched()], [slice_sample_mv()]
 #' @examples
 #' set.seed(3)
@@ -308,7 +315,8 @@ gp_model <- function(y, X = NULL, coords,
                  priors = pr, cov = cov,
                  names = c("kappa", "psi", "phi"), size = n, n_obs = n, device_path = TRUE,
                  threshold_option = "clbayes.threshold.gp_model", threshold = 100,
-                 use_device = FALSE),
+                 use_device = FALSE, lower = c(0, 0, pr$phi[1]),
+                 upper = c(Inf, Inf, pr$phi[2])),
             class = c("clbayes_gp_model", "clbayes_model"))
 }
 

@@ -17,7 +17,10 @@
 #'   shrinks towards the current point by every rejected proposal. This
 #'   leaves the target invariant.
 #' * `"univariate"`: the paper's Algorithm 1, Neal's stepping out (at most
-#'   `max_steps` steps) and shrinkage, one coordinate after the other.
+#'   `max_steps` steps) and shrinkage, one coordinate after the other; with
+#'   `n_proposals` > 1 each round evaluates several ends or proposals at
+#'   once (the first proposal inside the slice is taken; a wholly rejected
+#'   batch shrinks the interval by all of its points).
 #'
 #' @section Step-out and widths:
 #' The paper's Algorithm 2 grows the box while one of its 2^k vertices lies
@@ -40,6 +43,29 @@
 #'   stepping out is always valid and `"always"` means the same as
 #'   `"warmup"`.
 #'
+#' @section Scale and metric:
+#' The updates need not run on the variables themselves:
+#' * Bounds (`lower`, `upper`): a variable with a finite bound is sampled on
+#'   an unconstrained scale, `log(x - lower)`, `log(upper - x)`, or the logit
+#'   of `(x - lower) / (upper - lower)` when both are finite, and the log of
+#'   the transform's Jacobian is added to the log density, so the draws of
+#'   `x` still come from the target. Positive parameters with long right
+#'   tails (variances, ranges) have far rounder slices on the log scale.
+#'   `width` stays in the units of the variables: it is converted at the
+#'   initial points. Model objects carry their own bounds (for
+#'   [gp_model()]: `kappa, psi > 0` and `phi` within its prior's range).
+#' * `metric = "dense"` (default): at 40% and at 75% of warmup the sampler
+#'   moves to coordinates `z` with `u = center + S z`, where `u` is the
+#'   (unconstrained) variable, `center` the mean and `S` the Cholesky factor
+#'   of the covariance of the warmup draws since the previous change (from
+#'   15% of warmup on, pooled over chains, shrunk towards its diagonal when
+#'   there are few draws). On `z` a strongly correlated target is close to
+#'   uncorrelated, so the axis-aligned box (or the coordinate-wise updates)
+#'   fits its slices. The widths are then adapted again on `z`. The metric
+#'   is fixed after warmup, so the kept draws come from a valid sampler; it
+#'   is reported as `center` and `scale` in the fit. `metric = "diagonal"`
+#'   adapts the widths only, on the (unconstrained) variables.
+#'
 #' @section Guards:
 #' A log density that is `NaN` is read as `-Inf` (outside the support) and
 #' counted, with a warning at the end. Every initial point must have a
@@ -56,8 +82,11 @@
 #' @param width Initial widths of the box (or interval) per dimension: a
 #'   positive number or one per dimension.
 #' @param method `"hyperrect"` or `"univariate"` (see Methods).
-#' @param n_proposals Proposals per chain evaluated together in each batch
-#'   (`"hyperrect"`).
+#' @param n_proposals Proposals per chain evaluated together in each batch.
+#'   For `"univariate"` also the most interval ends per side evaluated
+#'   together when stepping out; 1 (its default) is Neal's sequential
+#'   procedure, more trades densities for fewer calls (worth it when
+#'   `log_density` is a device model or costs much per call).
 #' @param chains Number of chains, advanced together.
 #' @param warmup Iterations per chain before the kept ones; their draws are
 #'   kept apart in the fit.
@@ -67,6 +96,12 @@
 #' @param stepout `"warmup"`, `"never"` or `"always"` (see Step-out and
 #'   widths).
 #' @param max_steps The most step-out rounds of one update.
+#' @param metric `"dense"` or `"diagonal"` (see Scale and metric). Only
+#'   adapted when widths are (`stepout = "warmup"`, or `"always"` with
+#'   `"univariate"`).
+#' @param lower,upper Bounds of the support: a number or one per variable
+#'   (`-Inf` and `Inf` for none). `NULL`: the model's bounds for a model
+#'   object, none for a function. Initial points must lie strictly inside.
 #' @param backend `"auto"`, `"opencl"` or `"cpu"` (see [backends]): where a
 #'   model object is evaluated. An R function is always evaluated by R.
 #'   [lm_model()] has only a CPU path (`"opencl"` is an error); [glm_model()]
@@ -77,8 +112,9 @@
 #'   variable), `warmup_draws`, `n_evals` (densities evaluated, warmup
 #'   included), `n_evals_warmup`, `n_calls` (batches), `n_nan`, `n_stuck`
 #'   (updates that hit the shrinkage limit and kept their point), `time`
-#'   (elapsed seconds: `total`, `warmup`), `widths` (the final widths) and
-#'   the settings. See [summary.clbayes_fit()].
+#'   (elapsed seconds: `total`, `warmup`), `widths` (the final widths, on
+#'   the sampler's coordinates `z`), `center` and `scale` (the metric:
+#'   `u = center + scale %*% z`), `lower`, `upper` and the settings. See [summary.clbayes_fit()].
 #' @examples
 #' # a bivariate normal with correlation -0.9, vectorised over rows
 #' prec <- solve(matrix(c(1, -0.9, -0.9, 1), 2))
@@ -89,14 +125,18 @@
 #' @export
 slice_sample_mv <- function(log_density, init, n_iter, width,
                             method = c("hyperrect", "univariate"),
-                            n_proposals = 32, chains = 4,
+                            n_proposals = if (identical(method, "univariate")) 1 else 32,
+                            chains = 4,
                             warmup = n_iter %/% 2, seed = NULL,
                             stepout = c("warmup", "never", "always"),
                             max_steps = 100,
+                            metric = c("dense", "diagonal"),
+                            lower = NULL, upper = NULL,
                             backend = getOption("clbayes.backend", "auto"),
                             ...) {
   method <- .slice_choice(method, c("hyperrect", "univariate"), "method")
   stepout <- .slice_choice(stepout, c("warmup", "never", "always"), "stepout")
+  metric <- .slice_choice(metric, c("dense", "diagonal"), "metric")
   n_iter <- .slice_count(n_iter, "n_iter", 1)
   chains <- .slice_count(chains, "chains", 1)
   warmup <- .slice_count(warmup, "warmup", 0)
@@ -141,14 +181,26 @@ slice_sample_mv <- function(log_density, init, n_iter, width,
     backend <- if (target$use_device) "opencl" else "cpu"
   }
   vars <- names_from_model %||% colnames(init) %||% paste0("x[", seq_len(k), "]")
+  model_bounds <- if (is.function(log_density)) NULL else log_density
+  lower <- .slice_bound(lower %||% model_bounds$lower %||% -Inf, k, "lower")
+  upper <- .slice_bound(upper %||% model_bounds$upper %||% Inf, k, "upper")
+  if (any(lower >= upper)) {
+    stop("`upper` must be greater than `lower` for every variable", call. = FALSE)
+  }
+  outside <- sweep(init, 2L, lower, "<=") | sweep(init, 2L, upper, ">=")
+  if (any(outside)) {
+    j <- which(colSums(outside) > 0)[1L]
+    stop(sprintf("`init` must lie strictly inside `lower` and `upper` (variable %s)",
+                 vars[j]), call. = FALSE)
+  }
   if (stepout == "always" && method == "hyperrect") {
     warning("stepout = \"always\" is the paper's literal sampler: its vertex ",
             "step-out is not reversible, so the draws are only approximately ",
             "from the target", call. = FALSE)
   }
 
-  ptr <- .cpp_slice_new(init, width, method, stepout, n_proposals, warmup,
-                        n_iter, max_steps, seed)
+  ptr <- .cpp_slice_new(init, width, lower, upper, method, stepout, metric,
+                        n_proposals, warmup, n_iter, max_steps, seed)
   t0 <- proc.time()[["elapsed"]]
   .cpp_slice_start(ptr, target)
   total <- warmup + n_iter
@@ -180,7 +232,10 @@ slice_sample_mv <- function(log_density, init, n_iter, width,
     n_calls = res$n_calls, n_nan = res$n_nan, n_stuck = res$n_stuck,
     time = c(total = elapsed, warmup = t_warmup),
     widths = stats::setNames(res$widths, vars),
-    method = method, stepout = stepout, n_proposals = n_proposals,
+    center = stats::setNames(res$center, vars),
+    scale = array(res$scale, dim(res$scale), list(vars, vars)),
+    lower = stats::setNames(lower, vars), upper = stats::setNames(upper, vars),
+    method = method, stepout = stepout, metric = metric, n_proposals = n_proposals,
     chains = chains, n_iter = n_iter, warmup = warmup, seed = seed,
     backend = backend
   ), class = "clbayes_fit")
@@ -196,6 +251,20 @@ slice_sample_mv <- function(log_density, init, n_iter, width,
          call. = FALSE)
   }
   as.integer(x)
+}
+
+# A bound: one number or k numbers, NA-free, as doubles of length k.
+.slice_bound <- function(x, k, arg) {
+  if (!is.numeric(x) || !length(x) %in% c(1L, k) || anyNA(x)) {
+    stop(sprintf("`%s` must be a number or %d numbers (-Inf / Inf for none)", arg, k),
+         call. = FALSE)
+  }
+  bad <- if (arg == "lower") x == Inf else x == -Inf
+  if (any(bad)) {
+    stop(sprintf("`%s` must not be %s", arg, if (arg == "lower") "Inf" else "-Inf"),
+         call. = FALSE)
+  }
+  rep_len(as.double(x), k)
 }
 
 # init as a chains x k matrix with column names when it had names.

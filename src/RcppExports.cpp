@@ -487,21 +487,24 @@ BEGIN_RCPP
 END_RCPP
 }
 // cpp_slice_new
-SEXP cpp_slice_new(Rcpp::NumericMatrix init, Rcpp::NumericVector width, std::string method, std::string stepout, int n_proposals, int warmup, int n_iter, int max_steps, double seed);
-RcppExport SEXP _clbayes_cpp_slice_new(SEXP initSEXP, SEXP widthSEXP, SEXP methodSEXP, SEXP stepoutSEXP, SEXP n_proposalsSEXP, SEXP warmupSEXP, SEXP n_iterSEXP, SEXP max_stepsSEXP, SEXP seedSEXP) {
+SEXP cpp_slice_new(Rcpp::NumericMatrix init, Rcpp::NumericVector width, Rcpp::NumericVector lower, Rcpp::NumericVector upper, std::string method, std::string stepout, std::string metric, int n_proposals, int warmup, int n_iter, int max_steps, double seed);
+RcppExport SEXP _clbayes_cpp_slice_new(SEXP initSEXP, SEXP widthSEXP, SEXP lowerSEXP, SEXP upperSEXP, SEXP methodSEXP, SEXP stepoutSEXP, SEXP metricSEXP, SEXP n_proposalsSEXP, SEXP warmupSEXP, SEXP n_iterSEXP, SEXP max_stepsSEXP, SEXP seedSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
     Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type init(initSEXP);
     Rcpp::traits::input_parameter< Rcpp::NumericVector >::type width(widthSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type lower(lowerSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type upper(upperSEXP);
     Rcpp::traits::input_parameter< std::string >::type method(methodSEXP);
     Rcpp::traits::input_parameter< std::string >::type stepout(stepoutSEXP);
+    Rcpp::traits::input_parameter< std::string >::type metric(metricSEXP);
     Rcpp::traits::input_parameter< int >::type n_proposals(n_proposalsSEXP);
     Rcpp::traits::input_parameter< int >::type warmup(warmupSEXP);
     Rcpp::traits::input_parameter< int >::type n_iter(n_iterSEXP);
     Rcpp::traits::input_parameter< int >::type max_steps(max_stepsSEXP);
     Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_slice_new(init, width, method, stepout, n_proposals, warmup, n_iter, max_steps, seed));
+    rcpp_result_gen = Rcpp::wrap(cpp_slice_new(init, width, lower, upper, method, stepout, metric, n_proposals, warmup, n_iter, max_steps, seed));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -729,7 +732,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_clbayes_cpp_tcrossprod_gpu", (DL_FUNC) &_clbayes_cpp_tcrossprod_gpu, 1},
     {"_clbayes_cpp_sum", (DL_FUNC) &_clbayes_cpp_sum, 4},
     {"_clbayes_cpp_sum_gpu", (DL_FUNC) &_clbayes_cpp_sum_gpu, 3},
-    {"_clbayes_cpp_slice_new", (DL_FUNC) &_clbayes_cpp_slice_new, 9},
+    {"_clbayes_cpp_slice_new", (DL_FUNC) &_clbayes_cpp_slice_new, 12},
     {"_clbayes_cpp_slice_start", (DL_FUNC) &_clbayes_cpp_slice_start, 2},
     {"_clbayes_cpp_slice_run", (DL_FUNC) &_clbayes_cpp_slice_run, 3},
     {"_clbayes_cpp_slice_result", (DL_FUNC) &_clbayes_cpp_slice_result, 1},

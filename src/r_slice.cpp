@@ -103,11 +103,14 @@ cs::sampler& as_sampler(SEXP ptr) {
 
 // [[Rcpp::export(.cpp_slice_new)]]
 SEXP cpp_slice_new(Rcpp::NumericMatrix init, Rcpp::NumericVector width,
-                   std::string method, std::string stepout, int n_proposals,
-                   int warmup, int n_iter, int max_steps, double seed) {
+                   Rcpp::NumericVector lower, Rcpp::NumericVector upper,
+                   std::string method, std::string stepout, std::string metric,
+                   int n_proposals, int warmup, int n_iter, int max_steps,
+                   double seed) {
   cs::options opt;
   opt.method = cs::parse_method(method);
   opt.stepout = cs::parse_stepout(stepout);
+  opt.metric = cs::parse_metric(metric);
   opt.n_proposals = n_proposals;
   opt.warmup = warmup;
   opt.n_iter = n_iter;
@@ -118,7 +121,9 @@ SEXP cpp_slice_new(Rcpp::NumericMatrix init, Rcpp::NumericVector width,
   Rcpp::XPtr<cs::sampler> ptr(
       new cs::sampler(
           Eigen::Map<const Eigen::MatrixXd>(init.begin(), init.nrow(), init.ncol()),
-          Eigen::Map<const Eigen::VectorXd>(width.begin(), width.size()), opt),
+          Eigen::Map<const Eigen::VectorXd>(width.begin(), width.size()), opt,
+          cs::support(Eigen::Map<const Eigen::VectorXd>(lower.begin(), lower.size()),
+                      Eigen::Map<const Eigen::VectorXd>(upper.begin(), upper.size()))),
       true);
   return ptr;
 }
@@ -141,6 +146,9 @@ Rcpp::List cpp_slice_result(SEXP ptr) {
   const cs::options& o = s.opts();
   Rcpp::NumericVector draws(s.draws().begin(), s.draws().end());
   draws.attr("dim") = Rcpp::IntegerVector::create(o.n_iter, s.chains(), s.dim());
+  Rcpp::NumericMatrix scale(s.dim(), s.dim());
+  std::copy(s.metric().scale().data(), s.metric().scale().data() + s.dim() * s.dim(),
+            scale.begin());
   Rcpp::NumericVector warm(s.warmup_draws().begin(), s.warmup_draws().end());
   warm.attr("dim") = Rcpp::IntegerVector::create(o.warmup, s.chains(), s.dim());
   return Rcpp::List::create(
@@ -151,6 +159,9 @@ Rcpp::List cpp_slice_result(SEXP ptr) {
       Rcpp::Named("n_evals_warmup") = s.n_evals_warmup(),
       Rcpp::Named("n_calls") = s.n_calls(), Rcpp::Named("n_nan") = s.n_nan(),
       Rcpp::Named("n_stuck") = s.n_stuck(),
+      Rcpp::Named("center") = Rcpp::NumericVector(s.metric().center().data(),
+                                                  s.metric().center().data() + s.dim()),
+      Rcpp::Named("scale") = scale,
       Rcpp::Named("iteration") = s.iteration());
 }
 

@@ -9,7 +9,14 @@
 //
 //   make -C inst/bench bench_gp_slice
 //   ./bench_gp_slice [--cpu] [--iter N] [--chains C] [--K K]
-//                    [--method hyperrect|univariate|both] [n ...]
+//                    [--method hyperrect|univariate|both]
+//                    [--metric dense|diagonal|both] [--natural] [--warmup W]
+//                    [n ...]
+//
+// By default the sampler runs on the unconstrained scale of gp_model's
+// support (log kappa, log psi, logit of phi on (0.01, 5)) with the dense
+// metric, as slice_sample_mv() does for a gp_model; --natural samples
+// kappa, psi, phi themselves.
 //
 // The device evaluates every point of a batch in one launch, so it pays to
 // run many chains (a batch is chains x K proposals, or chains points for the
@@ -25,6 +32,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -63,8 +71,9 @@ gp_data simulate(int n, std::uint64_t seed) {
 
 int main(int argc, char** argv) {
   bool device = true;
-  std::string which = "both";
-  int n_iter = 1000, chains = 8, K = 32;
+  std::string which = "both", metrics = "dense";
+  bool natural = false;
+  int n_iter = 1000, chains = 8, K = 32, warmup = -1;
   std::vector<int> sizes;
   for (int a = 1; a < argc; ++a) {
     const std::string s = argv[a];
@@ -73,9 +82,13 @@ int main(int argc, char** argv) {
     else if (s == "--chains" && a + 1 < argc) chains = std::atoi(argv[++a]);
     else if (s == "--K" && a + 1 < argc) K = std::atoi(argv[++a]);
     else if (s == "--method" && a + 1 < argc) which = argv[++a];
+    else if (s == "--metric" && a + 1 < argc) metrics = argv[++a];
+    else if (s == "--natural") natural = true;
+    else if (s == "--warmup" && a + 1 < argc) warmup = std::atoi(argv[++a]);
     else sizes.push_back(std::atoi(s.c_str()));
   }
   if (sizes.empty()) sizes = {100, 200, 300, 400, 500};
+  if (warmup < 0) warmup = n_iter / 2;
   try {
 #ifdef CLBAYES_OPENCL
     if (device && !clbayes::opencl::context::instance().selected()) device = false;
@@ -84,9 +97,12 @@ int main(int argc, char** argv) {
     device = false;
 #endif
     std::printf("evaluator: %s; %d chains x %d draws (+ %d warmup), K = %d\n\n",
-                device ? "OpenCL device" : "CPU", chains, n_iter, n_iter / 2, K);
-    std::printf("| n | sampler | ESS kappa | ESS psi | ESS phi | ES/sec (min) | densities/iter | s | dev vs CPU |\n");
-    std::printf("|---|---|---|---|---|---|---|---|---|\n");
+                device ? "OpenCL device" : "CPU", chains, n_iter, warmup, K);
+    std::printf("scale: %s\n\n", natural ? "natural (kappa, psi, phi)"
+                                        : "unconstrained (log kappa, log psi, logit phi)");
+    std::printf("| n | sampler | metric | ESS kappa | ESS psi | ESS phi | ES/sec (min) | "
+                "densities/iter | calls/iter | s | dev vs CPU |\n");
+    std::printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
     const std::vector<double> beta = {1.0, -0.5};
     for (int n : sizes) {
       gp_data d = simulate(n, 2010 + n);
@@ -104,12 +120,20 @@ int main(int argc, char** argv) {
         for (int i = 0; i < 4; ++i) check = std::max(check, std::fabs(a[i] - b[i]) / std::fabs(b[i]));
       }
       cs::gp_evaluator f(lik, beta, cb::covariance::exponential, prior, device);
-      for (cs::method m : {cs::method::hyperrect, cs::method::univariate}) {
+      Eigen::VectorXd lower(3), upper(3);
+      const double inf = std::numeric_limits<double>::infinity();
+      lower << 0, 0, prior.phi_lower;
+      upper << inf, inf, prior.phi_upper;
+      const cs::support bounds = natural ? cs::support(3) : cs::support(lower, upper);
+      for (cs::method m : {cs::method::hyperrect, cs::method::univariate})
+      for (cs::metric me : {cs::metric::dense, cs::metric::diagonal}) {
         if (which != "both" && cs::parse_method(which) != m) continue;
+        if (metrics != "both" && cs::parse_metric(metrics) != me) continue;
         cs::options opt;
         opt.method = m;
+        opt.metric = me;
         opt.n_iter = n_iter;
-        opt.warmup = n_iter / 2;
+        opt.warmup = warmup;
         opt.n_proposals = K;
         opt.seed = 7;
         Eigen::MatrixXd init(chains, 3);
@@ -117,7 +141,7 @@ int main(int argc, char** argv) {
         Eigen::VectorXd w(3);
         w << 1.0, 1.0, 0.2;
         const auto t0 = std::chrono::steady_clock::now();
-        cs::sampler s(init, w, opt);
+        cs::sampler s(init, w, opt, bounds);
         s.start(f);
         s.run(f, opt.warmup + opt.n_iter);
         const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -126,9 +150,11 @@ int main(int argc, char** argv) {
         double e[3];
         for (int j = 0; j < 3; ++j) e[j] = bench::ess(dr.data() + j * per_var, n_iter, chains);
         const double emin = std::min(e[0], std::min(e[1], e[2]));
-        std::printf("| %d | %s | %.0f | %.0f | %.0f | %.2f | %.1f | %.2f | %.1e |\n", n,
-                    m == cs::method::hyperrect ? "hyperrect" : "univariate", e[0], e[1], e[2],
-                    emin / sec, s.n_evals() / (1.5 * n_iter * chains), sec, check);
+        const double iters = static_cast<double>(n_iter + warmup);
+        std::printf("| %d | %s | %s | %.0f | %.0f | %.0f | %.2f | %.1f | %.1f | %.2f | %.1e |\n", n,
+                    m == cs::method::hyperrect ? "hyperrect" : "univariate",
+                    me == cs::metric::dense ? "dense" : "diagonal", e[0], e[1], e[2],
+                    emin / sec, s.n_evals() / (iters * chains), s.n_calls() / iters, sec, check);
         std::fflush(stdout);
       }
     }

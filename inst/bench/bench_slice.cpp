@@ -110,12 +110,16 @@ int main(int argc, char** argv) {
     std::printf("evaluator vs residual form: max abs error %.3g\n\n", err);
     if (err > 1e-6) { std::printf("FAILED\n"); return 1; }
 
-    struct config { const char* name; cs::method m; cs::stepout so; double w0, w1; };
+    struct config {
+      const char* name; cs::method m; cs::stepout so; cs::metric me; double w0, w1;
+    };
     const config configs[] = {
-        {"hyperrect, stepout warmup", cs::method::hyperrect, cs::stepout::warmup, 0.1, 0.02},
-        {"hyperrect, stepout never", cs::method::hyperrect, cs::stepout::never, 0.074, 0.015},
-        {"hyperrect, stepout always (paper, approx.)", cs::method::hyperrect, cs::stepout::always, 0.074, 0.015},
-        {"univariate", cs::method::univariate, cs::stepout::warmup, 0.1, 0.02}};
+        {"hyperrect, dense metric", cs::method::hyperrect, cs::stepout::warmup, cs::metric::dense, 0.1, 0.02},
+        {"hyperrect, diagonal (widths only)", cs::method::hyperrect, cs::stepout::warmup, cs::metric::diagonal, 0.1, 0.02},
+        {"hyperrect, stepout never", cs::method::hyperrect, cs::stepout::never, cs::metric::dense, 0.074, 0.015},
+        {"hyperrect, stepout always (paper, approx.)", cs::method::hyperrect, cs::stepout::always, cs::metric::dense, 0.074, 0.015},
+        {"univariate, dense metric", cs::method::univariate, cs::stepout::warmup, cs::metric::dense, 0.1, 0.02},
+        {"univariate, diagonal (widths only)", cs::method::univariate, cs::stepout::warmup, cs::metric::diagonal, 0.1, 0.02}};
     std::printf("| sampler | ESS alpha | ESS beta | ES/sec (min) | densities/iter | "
                 "median s | mean err (sd) | sd(alpha) ratio |\n");
     std::printf("|---|---|---|---|---|---|---|---|\n");
@@ -123,6 +127,7 @@ int main(int argc, char** argv) {
       cs::options opt;
       opt.method = c.m;
       opt.stepout = c.so;
+      opt.metric = c.me;
       opt.n_iter = n_iter;
       opt.warmup = n_iter / 2;
       opt.n_proposals = K;

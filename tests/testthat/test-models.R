@@ -87,6 +87,9 @@ test_that("glm_model is -Inf outside the support", {
   expect_identical(model_log_density(m, c(0, 0, 0, -1), backend = "cpu"), -Inf)
   expect_identical(model_log_density(m, c(0, 0, 0, 0), backend = "cpu"), -Inf)
   expect_true(is.finite(model_log_density(m, c(0, 0, 0, 1), backend = "cpu")))
+  # so the sampler runs on log(sigma)
+  expect_equal(m$lower, c(-Inf, -Inf, -Inf, 0))
+  expect_equal(m$upper, rep(Inf, 4))
   d <- make_glm_case("ordered_logistic", C = 4)
   m <- glm_model(d$y, d$x, "ordered_logistic", n_categories = 4)
   expect_identical(model_log_density(m, c(0, 0, 1, 0.5, 2), backend = "cpu"), -Inf)
@@ -216,6 +219,9 @@ test_that("the sampler recovers gp_model posterior quantiles computed on a grid"
   w <- w / sum(w)
   fit <- slice_sample_mv(m, init = c(1, 0.5, 0.3), n_iter = 2000, width = 1,
                          chains = 4, seed = 9, backend = "cpu")
+  # sampled on log kappa, log psi and the logit of phi on its prior's range
+  expect_equal(unname(fit$lower), c(0, 0, 0.01))
+  expect_equal(unname(fit$upper), c(Inf, Inf, 1))
   draws <- as.array(fit)
   s <- summary(fit)
   for (j in 1:3) {

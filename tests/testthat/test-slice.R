@@ -37,12 +37,86 @@ test_that("hyperrect samples a bivariate normal with correlation -0.99", {
 
 test_that("univariate slice sampling of the same target is valid but slow", {
   fit <- slice_sample_mv(bvn_density(-0.99), init = c(0, 0), n_iter = 15000,
-                         width = 0.2, method = "univariate", seed = 12)
+                         width = 0.2, method = "univariate", seed = 12,
+                         metric = "diagonal")
   expect_moments(fit, c(0, 0), c(1, 1))
   hyper <- slice_sample_mv(bvn_density(-0.99), init = c(0, 0), n_iter = 15000,
-                           width = 1, seed = 12)
-  # The multivariate update mixes far better per iteration.
+                           width = 1, seed = 12, metric = "diagonal")
+  # On the variables themselves the multivariate update mixes far better.
   expect_gt(min(summary(hyper)$ess_bulk), 5 * max(summary(fit)$ess_bulk))
+})
+
+test_that("the dense metric learns the covariance and decorrelates the target", {
+  sigma <- matrix(c(1, -0.99, -0.99, 1), 2)
+  for (method in c("univariate", "hyperrect")) {
+    fit <- slice_sample_mv(bvn_density(-0.99), init = c(0, 0), n_iter = 2000,
+                           width = 0.2, method = method, seed = 13)
+    expect_equal(fit$metric, "dense")
+    expect_moments(fit, c(0, 0), c(1, 1))
+    # scale %*% t(scale) estimates the target's covariance from warmup draws
+    expect_equal(fit$scale %*% t(fit$scale), sigma, tolerance = 0.25,
+                 ignore_attr = TRUE)
+    expect_equal(fit$scale[1, 2], 0)  # lower triangular
+    diag_fit <- slice_sample_mv(bvn_density(-0.99), init = c(0, 0), n_iter = 2000,
+                                width = 0.2, method = method, seed = 13,
+                                metric = "diagonal")
+    expect_equal(unname(diag_fit$scale), diag(2))
+    expect_gt(min(summary(fit)$ess_bulk), 2 * max(summary(diag_fit)$ess_bulk))
+  }
+  # Univariate updates on decorrelated coordinates: near-independent draws.
+  fit <- slice_sample_mv(bvn_density(-0.99), init = c(0, 0), n_iter = 2000,
+                         width = 0.2, method = "univariate", seed = 14)
+  expect_gt(min(summary(fit)$ess_bulk), 0.5 * 2000 * 4)
+  # Without adaptation there is no metric either.
+  fixed <- slice_sample_mv(bvn_density(-0.99), init = c(0, 0), n_iter = 50,
+                           width = 0.2, stepout = "never", seed = 14)
+  expect_equal(unname(fixed$scale), diag(2))
+  expect_equal(unname(fixed$center), c(0, 0))
+})
+
+test_that("bounded variables: log and logit scales with their Jacobians", {
+  # Gamma(shape 3, rate 2) on (0, Inf), beta(2, 5) on (0, 1), and a normal
+  # truncated to (1, Inf) (mean and variance in closed form) together.
+  ld <- function(x) {
+    dgamma(x[, 1], 3, 2, log = TRUE) + dbeta(x[, 2], 2, 5, log = TRUE) +
+      dnorm(x[, 3], log = TRUE)
+  }
+  a <- 1
+  tn_mean <- dnorm(a) / pnorm(a, lower.tail = FALSE)
+  tn_var <- 1 + a * tn_mean - tn_mean^2
+  mean <- c(3 / 2, 2 / 7, tn_mean)
+  var <- c(3 / 4, 10 / (49 * 8), tn_var)
+  for (method in c("univariate", "hyperrect")) {
+    fit <- slice_sample_mv(ld, init = c(1, 0.5, 2), n_iter = 3000, width = 1,
+                           method = method, seed = 51, lower = c(0, 0, a),
+                           upper = c(Inf, 1, Inf))
+    d <- as.array(fit)
+    expect_true(all(d[, , 1] > 0) && all(d[, , 2] > 0 & d[, , 2] < 1) &&
+                  all(d[, , 3] > a))
+    expect_moments(fit, mean, var)
+    expect_equal(unname(fit$lower), c(0, 0, a))
+    expect_equal(fit$n_nan, 0)
+  }
+  # The truncated normal is also right without bounds (-Inf outside).
+  ld2 <- function(x) ifelse(x[, 1] > a, dnorm(x[, 1], log = TRUE), -Inf)
+  fit <- slice_sample_mv(ld2, init = 2, n_iter = 3000, width = 1, seed = 52)
+  expect_moments(fit, tn_mean, tn_var)
+})
+
+test_that("bounds are checked", {
+  ld <- function(x) rep(0, nrow(x))
+  expect_error(slice_sample_mv(ld, init = c(1, 1), n_iter = 5, width = 1, lower = 1),
+               "`init` must lie strictly inside")
+  expect_error(slice_sample_mv(ld, init = c(1, 1), n_iter = 5, width = 1,
+                               lower = c(0, 0), upper = c(2, 0)), "`upper`")
+  expect_error(slice_sample_mv(ld, init = c(1, 1), n_iter = 5, width = 1,
+                               lower = c(0, 0, 0)), "`lower`")
+  expect_error(slice_sample_mv(ld, init = c(1, 1), n_iter = 5, width = 1,
+                               lower = Inf), "`lower`")
+  expect_error(slice_sample_mv(ld, init = c(1, 1), n_iter = 5, width = 1,
+                               upper = "a"), "`upper`")
+  expect_error(slice_sample_mv(ld, init = c(1, 1), n_iter = 5, width = 1,
+                               metric = "full"), "`metric`")
 })
 
 example1 <- function(n = 100, seed = 5) {
@@ -225,4 +299,21 @@ test_that("lm_model checks its data", {
                                  backend = "opencl"), "no device path")
   }
   expect_output(print(m), "2 observations|20 observations")
+})
+
+test_that("univariate batches (n_proposals > 1) sample the same target with fewer calls", {
+  sigma <- matrix(c(1, 0.6, 0.6, 2), 2)
+  prec <- solve(sigma)
+  ld <- function(x) -0.5 * rowSums((x %*% prec) * x)
+  one <- slice_sample_mv(ld, init = c(0, 0), n_iter = 3000, width = 0.5,
+                         method = "univariate", seed = 61)
+  expect_equal(one$n_proposals, 1)  # the default for "univariate"
+  four <- slice_sample_mv(ld, init = c(0, 0), n_iter = 3000, width = 0.5,
+                          method = "univariate", n_proposals = 4, seed = 61)
+  expect_moments(four, c(0, 0), diag(sigma))
+  d <- as.array(four)
+  r <- cor(c(d[, , 1]), c(d[, , 2]))
+  expect_lt(abs(r - cov2cor(sigma)[1, 2]), 4 * (1 - 0.6^2) / sqrt(min(summary(four)$ess_bulk)))
+  expect_lt(four$n_calls, 0.7 * one$n_calls)
+  expect_gt(four$n_evals, one$n_evals)
 })

@@ -13,11 +13,18 @@
 // stepped-out boxes over the window and the chains: about 4/3 of the
 // slice's extent along each axis, from widths too small or too large alike.
 // Widths are fixed after warmup, so the kept draws come from a valid sampler.
+//
+// Metric in warmup (metric = dense): the updates run on coordinates z with
+// x = center + S z (metric.hpp). At 40% and 75% of warmup S becomes the
+// Cholesky factor of the covariance of the draws since the previous change
+// (from 15% of warmup on), pooled over chains; the widths are carried over
+// in units of each axis's marginal scale and then adapted again as above.
 
 #include <clbayes/error.hpp>
 #include <clbayes/interrupt.hpp>
 #include <clbayes/slice/chains.hpp>
 #include <clbayes/slice/evaluator.hpp>
+#include <clbayes/slice/coordinates.hpp>
 #include <clbayes/slice/hyperrect.hpp>
 #include <clbayes/slice/univariate.hpp>
 
@@ -32,6 +39,7 @@ namespace slice {
 
 enum class method { hyperrect, univariate };
 enum class stepout { never, warmup, always };
+enum class metric { diagonal, dense };
 
 /** Vertex step-out evaluates 2^k points per chain; above this dimension
  *  "warmup" keeps the widths fixed and "always" is refused. */
@@ -42,6 +50,7 @@ constexpr double adapt_start_fraction = 0.25;
 struct options {
   slice::method method = slice::method::hyperrect;
   slice::stepout stepout = slice::stepout::warmup;
+  slice::metric metric = slice::metric::dense;
   int n_proposals = 32;
   int warmup = 0;
   int n_iter = 1000;
@@ -62,12 +71,30 @@ inline stepout parse_stepout(const std::string& s) {
   throw invalid_argument("stepout", "must be \"warmup\", \"never\" or \"always\"");
 }
 
+inline metric parse_metric(const std::string& s) {
+  if (s == "dense") return metric::dense;
+  if (s == "diagonal") return metric::diagonal;
+  throw invalid_argument("metric", "must be \"dense\" or \"diagonal\"");
+}
+
+/** Fractions of warmup at which the dense metric is re-estimated, and the
+ *  fraction before which draws are not used (the chains' burn-in). */
+constexpr double metric_burn_in = 0.15;
+constexpr double metric_at[2] = {0.40, 0.75};
+
 class sampler {
  public:
-  /** @param init chains x dim starting points; @param width dim widths. */
+  /** @param init chains x dim starting points; @param width dim widths
+   *  (on the scale of the variables); @param bounds their support. */
   sampler(const Eigen::MatrixXd& init, const Eigen::VectorXd& width,
           const options& opt)
-      : opt_(opt), state_(init, opt.seed), width_(width) {
+      : sampler(init, width, opt, support(static_cast<int>(init.cols()))) {}
+
+  sampler(const Eigen::MatrixXd& init, const Eigen::VectorXd& width,
+          const options& opt, const support& bounds)
+      : opt_(opt), state_(init, opt.seed), width_(width),
+        bounds_(bounds), metric_(static_cast<int>(init.cols())),
+        coord_(metric_, bounds_), on_z_(coord_) {
     const int k = static_cast<int>(init.cols());
     if (init.rows() < 1 || k < 1)
       throw invalid_argument("init", "must have at least one chain and one dimension");
@@ -77,6 +104,20 @@ class sampler {
     for (Eigen::Index j = 0; j < width.size(); ++j)
       if (!(width[j] > 0) || !std::isfinite(width[j]))
         throw invalid_argument("width", "must be positive and finite");
+    if (bounds.dim() != k)
+      throw invalid_argument("lower", "must have one value per dimension of `init`");
+    for (int c = 0; c < init.rows(); ++c)
+      for (int j = 0; j < k; ++j)
+        if (!bounds.inside(j, init(c, j)))
+          throw invalid_argument("init", "must lie strictly inside `lower` and `upper`");
+    // The chains run on u (= z until the metric changes); widths given on x
+    // become widths on u at the initial points.
+    state_.x = coord_.x_to_u(init);
+    for (int j = 0; j < k; ++j) {
+      double slope = 0;
+      for (int c = 0; c < init.rows(); ++c) slope += bounds.dx_du(j, init(c, j));
+      width_[j] /= slope / static_cast<double>(init.rows());
+    }
     if (opt.n_proposals < 1) throw invalid_argument("n_proposals", "must be at least 1");
     if (opt.n_iter < 1) throw invalid_argument("n_iter", "must be at least 1");
     if (opt.warmup < 0) throw invalid_argument("warmup", "must be at least 0");
@@ -90,11 +131,17 @@ class sampler {
     warmup_draws_.assign(static_cast<std::size_t>(opt.warmup) * init.rows() * k, 0.0);
     window_ = std::max(1, std::min(50, opt.warmup / 5));
     extent_sum_ = Eigen::VectorXd::Zero(k);
+    for (int m = 0; m < 2; ++m)
+      metric_iter_[m] = static_cast<int>(std::floor(metric_at[m] * opt.warmup));
+    metric_from_ = static_cast<int>(std::floor(metric_burn_in * opt.warmup));
   }
+
+  sampler(const sampler&) = delete;
+  sampler& operator=(const sampler&) = delete;
 
   /** Evaluate the initial points; each must have a finite log density. */
   void start(batch_evaluator& f) {
-    eval_.bind(f);
+    bind(f);
     eval_(state_.x, state_.logf);
     for (int c = 0; c < state_.n(); ++c)
       if (!std::isfinite(state_.logf[c]))
@@ -108,7 +155,7 @@ class sampler {
   /** Run at most `iterations` iterations; returns how many were run. */
   int run(batch_evaluator& f, int iterations) {
     if (!started_) throw std::logic_error("slice sampler: start() before run()");
-    eval_.bind(f);
+    bind(f);
     int done_now = 0;
     for (; done_now < iterations && !done(); ++done_now) {
       check_interrupt();
@@ -128,8 +175,17 @@ class sampler {
   /** Kept draws, iteration x chain x variable, first index fastest. */
   const std::vector<double>& draws() const { return draws_; }
   const std::vector<double>& warmup_draws() const { return warmup_draws_; }
+  /** Widths on the sampler's coordinates z (see metric()). */
   const Eigen::VectorXd& widths() const { return width_; }
-  const Eigen::MatrixXd& current() const { return state_.x; }
+  /** u = center + S z, the map from the sampler's coordinates. */
+  const affine_metric& metric() const { return metric_; }
+  const support& bounds() const { return bounds_; }
+  /** The chains' current points (chains x dim). */
+  Eigen::MatrixXd current() const {
+    Eigen::MatrixXd x;
+    coord_.to_x(state_.x, x);
+    return x;
+  }
   double n_evals() const { return eval_.n_evals; }
   double n_calls() const { return eval_.n_calls; }
   double n_nan() const { return eval_.n_nan; }
@@ -138,8 +194,12 @@ class sampler {
 
  private:
   options opt_;
-  chain_state state_;
+  chain_state state_;  // on the sampler's coordinates z
   Eigen::VectorXd width_;
+  support bounds_;
+  affine_metric metric_;
+  coordinates coord_;
+  coordinate_evaluator on_z_;  // the target seen on z
   counted_evaluator eval_;
   bool started_ = false;
   int iter_ = 0;
@@ -147,6 +207,46 @@ class sampler {
   int window_ = 1, in_window_ = 0;
   Eigen::VectorXd extent_sum_;
   double n_evals_warmup_ = 0;
+  int metric_iter_[2] = {0, 0}, metric_from_ = 0;
+
+  void bind(batch_evaluator& f) {
+    on_z_.bind(f);
+    eval_.bind(on_z_);
+  }
+
+  bool adapting_metric() const {
+    if (opt_.metric != slice::metric::dense || iter_ >= opt_.warmup) return false;
+    if (opt_.stepout == stepout::never) return false;
+    return !(opt_.method == method::hyperrect && opt_.stepout == stepout::always);
+  }
+
+  /** At the scheduled warmup iterations: the dense metric from the warmup
+   *  draws kept since metric_from_, and the state and widths moved onto it. */
+  void update_metric() {
+    const int done = iter_ + 1;
+    if (done != metric_iter_[0] && done != metric_iter_[1]) return;
+    const int n = state_.n(), k = state_.dim(), rows = opt_.warmup;
+    const int from = metric_from_, count = done - from;
+    metric_from_ = done;
+    if (count < 1) return;
+    Eigen::MatrixXd pooled(static_cast<Eigen::Index>(count) * n, k);
+    for (int j = 0; j < k; ++j)
+      for (int c = 0; c < n; ++c)
+        for (int i = 0; i < count; ++i)
+          pooled(static_cast<Eigen::Index>(c) * count + i, j) =
+              warmup_draws_[static_cast<std::size_t>(from + i) +
+                            static_cast<std::size_t>(rows) *
+                                (c + static_cast<std::size_t>(n) * j)];
+    Eigen::MatrixXd u;
+    metric_.to_x(state_.x, u);
+    const Eigen::VectorXd old_scale = metric_.scale().rowwise().norm();
+    if (!metric_.estimate(coord_.x_to_u(pooled))) return;
+    state_.x = metric_.to_z(u);
+    width_ = width_.cwiseProduct(old_scale).cwiseQuotient(
+        metric_.scale().rowwise().norm());
+    extent_sum_.setZero();
+    in_window_ = 0;
+  }
 
   bool adapting() const {
     if (iter_ >= opt_.warmup || opt_.stepout == stepout::never) return false;
@@ -164,7 +264,7 @@ class sampler {
       hyperrect_update(state_, eval_, w, vertex, opt_.n_proposals,
                        opt_.max_steps, ext);
     } else {
-      univariate_update(state_, eval_, w, opt_.max_steps, ext);
+      univariate_update(state_, eval_, w, opt_.max_steps, ext, opt_.n_proposals);
     }
     if (adapt) {
       extent_sum_ += extent.colwise().sum().transpose();
@@ -176,6 +276,7 @@ class sampler {
       }
     }
     store();
+    if (adapting_metric()) update_metric();
     if (iter_ + 1 == opt_.warmup) n_evals_warmup_ = eval_.n_evals;
   }
 
@@ -185,11 +286,12 @@ class sampler {
     const int rows = warm ? opt_.warmup : opt_.n_iter;
     const int i = warm ? iter_ : iter_ - opt_.warmup;
     std::vector<double>& out = warm ? warmup_draws_ : draws_;
+    const Eigen::MatrixXd x = current();
     for (int j = 0; j < k; ++j)
       for (int c = 0; c < n; ++c)
         out[static_cast<std::size_t>(i) +
             static_cast<std::size_t>(rows) * (c + static_cast<std::size_t>(n) * j)] =
-            state_.x(c, j);
+            x(c, j);
   }
 };
 

@@ -4,13 +4,26 @@
 // The baseline: parallel-slice.txt Algorithm 1 applied coordinate by
 // coordinate, with Neal's (2003, Figures 3 and 5) stepping out, bounded by
 // m = max_steps steps split at random between the two ends, and shrinkage.
-// Chains are updated together: each step-out round evaluates the new left
-// and right ends of every chain still stepping in one call, each shrinkage
-// round one proposal of every chain not yet accepted.
+// Chains are updated together: each step-out round evaluates the next ends
+// of every chain still stepping in one call, each shrinkage round the
+// proposals of every chain not yet accepted.
+//
+// Batches (K = n_proposals). A step-out round evaluates up to K successive
+// ends per side at once (the current end, then w, 2w, ... further out); the
+// first one outside the slice stops that side, exactly where the sequential
+// procedure would stop, so the interval is Neal's. A shrinkage round draws
+// K proposals from the current interval; the first in draw order inside the
+// slice is taken, and when all are rejected the interval shrinks towards
+// the current point by every one of them (the one-dimensional case of the
+// batched hyperrectangle, reversible by the same argument: hyperrect.hpp).
+// K = 1 is the sequential algorithm. Larger K spends more densities per
+// round for fewer rounds, which pays where a call costs more than a point
+// (a device evaluating a batch in one launch).
 
 #include <clbayes/slice/chains.hpp>
 #include <clbayes/slice/evaluator.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -21,11 +34,13 @@ namespace slice {
  * One sweep of univariate slice updates over the coordinates, every chain.
  * @param width the initial interval width w_j of each coordinate.
  * @param extent if not null, receives R - L after stepping out (chains x dim).
+ * @param n_proposals K: ends per side per step-out round and proposals per
+ *   shrinkage round (1: the sequential algorithm).
  */
 inline void univariate_update(chain_state& s, counted_evaluator& f,
                               const Eigen::VectorXd& width, int max_steps,
-                              Eigen::MatrixXd* extent) {
-  const int n = s.n(), k = s.dim();
+                              Eigen::MatrixXd* extent, int n_proposals = 1) {
+  const int n = s.n(), k = s.dim(), K = n_proposals;
   if (extent != nullptr) extent->resize(n, k);
   Eigen::VectorXd y(n), L(n), R(n);
   std::vector<int> steps_left(n), steps_right(n);
@@ -41,28 +56,39 @@ inline void univariate_update(chain_state& s, counted_evaluator& f,
       steps_left[c] = J;
       steps_right[c] = max_steps - 1 - J;
     }
-    // Stepping out: both ends of every chain that may still step.
+    // Stepping out: up to K ends per side of every chain that may still step.
     for (;;) {
-      std::vector<int> who, side;  // side 0: left end, 1: right end
+      std::vector<int> who, side, count;  // side 0: left end, 1: right end
       for (int c = 0; c < n; ++c) {
-        if (steps_left[c] > 0) { who.push_back(c); side.push_back(0); }
-        if (steps_right[c] > 0) { who.push_back(c); side.push_back(1); }
+        if (steps_left[c] > 0) { who.push_back(c); side.push_back(0); count.push_back(std::min(K, steps_left[c])); }
+        if (steps_right[c] > 0) { who.push_back(c); side.push_back(1); count.push_back(std::min(K, steps_right[c])); }
       }
       if (who.empty()) break;
       const int m = static_cast<int>(who.size());
-      points.resize(m, k);
-      for (int a = 0; a < m; ++a) {
-        points.row(a) = s.x.row(who[a]);
-        points(a, j) = side[a] == 0 ? L[who[a]] : R[who[a]];
+      int total = 0;
+      for (int a = 0; a < m; ++a) total += count[a];
+      points.resize(total, k);
+      for (int a = 0, row = 0; a < m; ++a) {
+        const int c = who[a];
+        for (int i = 0; i < count[a]; ++i, ++row) {
+          points.row(row) = s.x.row(c);
+          points(row, j) = side[a] == 0 ? L[c] - i * width[j] : R[c] + i * width[j];
+        }
       }
       f(points, lp);
-      for (int a = 0; a < m; ++a) {
+      for (int a = 0, row = 0; a < m; ++a) {
         const int c = who[a];
-        const bool inside = lp[a] > y[c];
+        int outside = -1;  // the first end outside the slice
+        for (int i = 0; i < count[a] && outside < 0; ++i)
+          if (!(lp[row + i] > y[c])) outside = i;
+        row += count[a];
+        const int moved = outside < 0 ? count[a] : outside;
         if (side[a] == 0) {
-          if (inside) { L[c] -= width[j]; --steps_left[c]; } else steps_left[c] = 0;
+          L[c] -= moved * width[j];
+          steps_left[c] = outside < 0 ? steps_left[c] - moved : 0;
         } else {
-          if (inside) { R[c] += width[j]; --steps_right[c]; } else steps_right[c] = 0;
+          R[c] += moved * width[j];
+          steps_right[c] = outside < 0 ? steps_right[c] - moved : 0;
         }
       }
     }
@@ -77,24 +103,32 @@ inline void univariate_update(chain_state& s, counted_evaluator& f,
         break;
       }
       const int m = static_cast<int>(active.size());
-      points.resize(m, k);
+      points.resize(static_cast<Eigen::Index>(m) * K, k);
       for (int a = 0; a < m; ++a) {
         const int c = active[a];
-        points.row(a) = s.x.row(c);
-        points(a, j) = L[c] + s.rngs[static_cast<std::size_t>(c)].uniform() * (R[c] - L[c]);
+        rng& g = s.rngs[static_cast<std::size_t>(c)];
+        for (int p = 0; p < K; ++p) {
+          points.row(a * K + p) = s.x.row(c);
+          points(a * K + p, j) = L[c] + g.uniform() * (R[c] - L[c]);
+        }
       }
       f(points, lp);
       std::vector<int> still;
       for (int a = 0; a < m; ++a) {
         const int c = active[a];
-        const double v = points(a, j);
-        if (lp[a] > y[c]) {
-          s.x(c, j) = v;
-          s.logf[c] = lp[a];
-        } else {
-          (v < s.x(c, j) ? L[c] : R[c]) = v;
-          still.push_back(c);
+        int taken = -1;
+        for (int p = 0; p < K && taken < 0; ++p)
+          if (lp[a * K + p] > y[c]) taken = p;
+        if (taken >= 0) {
+          s.x(c, j) = points(a * K + taken, j);
+          s.logf[c] = lp[a * K + taken];
+          continue;
         }
+        for (int p = 0; p < K; ++p) {
+          const double v = points(a * K + p, j);
+          if (v < s.x(c, j)) L[c] = std::max(L[c], v); else R[c] = std::min(R[c], v);
+        }
+        still.push_back(c);
       }
       active.swap(still);
     }
