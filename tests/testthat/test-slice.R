@@ -317,3 +317,44 @@ test_that("univariate batches (n_proposals > 1) sample the same target with fewe
   expect_lt(four$n_calls, 0.7 * one$n_calls)
   expect_gt(four$n_evals, one$n_evals)
 })
+
+# "interrupted" when `expr` was stopped by Ctrl-C: R's own interrupt
+# condition, or the error the C++ loop raises when it sees the interrupt.
+stopped_by_interrupt <- function(expr) {
+  tryCatch({ expr; "finished" },
+           interrupt = function(e) "interrupted",
+           error = function(e) {
+             if (grepl("interrupted by the user", conditionMessage(e))) "interrupted"
+             else conditionMessage(e)
+           })
+}
+
+test_that("Ctrl-C (SIGINT) stops a run cleanly, in R and in C++ evaluators", {
+  skip_on_os("windows")
+  # An R density: the signal arrives during the fifth call.
+  calls <- 0
+  ld <- function(x) {
+    calls <<- calls + 1
+    if (calls == 5) tools::pskill(Sys.getpid(), tools::SIGINT)
+    -0.5 * rowSums(x^2)
+  }
+  res <- stopped_by_interrupt(slice_sample_mv(ld, c(0, 0), n_iter = 1000,
+                                              width = 1, seed = 1))
+  expect_identical(res, "interrupted")
+  expect_lt(calls, 10)
+  # A model evaluated in C++: the signal arrives from another process while
+  # the sampler runs (a run far longer than the delay).
+  e <- example1()
+  m <- lm_model(e$y, e$X)
+  system(sprintf("sleep 1; kill -INT %d", Sys.getpid()), wait = FALSE)
+  t0 <- proc.time()[["elapsed"]]
+  res <- stopped_by_interrupt(slice_sample_mv(m, init = m$mean, n_iter = 2e6,
+                                              width = 0.2, chains = 1, seed = 2,
+                                              backend = "cpu"))
+  expect_identical(res, "interrupted")
+  expect_lt(proc.time()[["elapsed"]] - t0, 30)
+  # R is still usable.
+  fit <- slice_sample_mv(function(x) -0.5 * rowSums(x^2), c(0, 0), n_iter = 10,
+                         width = 1, seed = 3)
+  expect_s3_class(fit, "clbayes_fit")
+})
