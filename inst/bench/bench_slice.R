@@ -10,14 +10,16 @@ X <- cbind(alpha = 1, beta = x)
 y <- drop(X %*% c(1, 2)) + rnorm(100)
 m <- lm_model(y, X)
 runs <- list(
-  "hyperrect, stepout warmup" = list(method = "hyperrect", stepout = "warmup"),
-  "hyperrect, stepout always (approx.)" = list(method = "hyperrect", stepout = "always"),
-  "univariate" = list(method = "univariate", stepout = "warmup")
+  "hyperrect, dense metric" = list(method = "hyperrect", stepout = "warmup", metric = "dense"),
+  "hyperrect, diagonal (widths only)" = list(method = "hyperrect", stepout = "warmup", metric = "diagonal"),
+  "hyperrect, stepout always (approx.)" = list(method = "hyperrect", stepout = "always", metric = "dense"),
+  "univariate, dense metric" = list(method = "univariate", stepout = "warmup", metric = "dense"),
+  "univariate, diagonal (widths only)" = list(method = "univariate", stepout = "warmup", metric = "diagonal")
 )
 rows <- lapply(names(runs), function(nm) {
   r <- runs[[nm]]
   fit <- suppressWarnings(slice_sample_mv(m, init = m$mean, n_iter = n_iter,
-    width = c(0.1, 0.02), method = r$method, stepout = r$stepout, seed = 1,
+    width = c(0.1, 0.02), method = r$method, stepout = r$stepout, metric = r$metric, seed = 1,
     backend = "cpu"))
   s <- summary(fit)
   data.frame(sampler = nm, ess_alpha = round(s$ess_bulk[1]),
