@@ -8,7 +8,7 @@
 // and ES/sec (the smallest ESS over the whole run's time, warmup included).
 //
 //   make -C inst/bench bench_gp_slice
-//   ./bench_gp_slice [--cpu] [--iter N] [--chains C] [--K K]
+//   ./bench_gp_slice [--cpu] [--iter N] [--chains C] [--K K] [--Ku KU]
 //                    [--method hyperrect|univariate|both]
 //                    [--metric dense|diagonal|both] [--natural] [--warmup W]
 //                    [n ...]
@@ -73,7 +73,7 @@ int main(int argc, char** argv) {
   bool device = true;
   std::string which = "both", metrics = "dense";
   bool natural = false;
-  int n_iter = 1000, chains = 8, K = 32, warmup = -1;
+  int n_iter = 1000, chains = 8, K = 32, Ku = 1, warmup = -1;
   std::vector<int> sizes;
   for (int a = 1; a < argc; ++a) {
     const std::string s = argv[a];
@@ -81,6 +81,7 @@ int main(int argc, char** argv) {
     else if (s == "--iter" && a + 1 < argc) n_iter = std::atoi(argv[++a]);
     else if (s == "--chains" && a + 1 < argc) chains = std::atoi(argv[++a]);
     else if (s == "--K" && a + 1 < argc) K = std::atoi(argv[++a]);
+    else if (s == "--Ku" && a + 1 < argc) Ku = std::atoi(argv[++a]);
     else if (s == "--method" && a + 1 < argc) which = argv[++a];
     else if (s == "--metric" && a + 1 < argc) metrics = argv[++a];
     else if (s == "--natural") natural = true;
@@ -96,8 +97,9 @@ int main(int argc, char** argv) {
 #else
     device = false;
 #endif
-    std::printf("evaluator: %s; %d chains x %d draws (+ %d warmup), K = %d\n\n",
-                device ? "OpenCL device" : "CPU", chains, n_iter, warmup, K);
+    std::printf("evaluator: %s; %d chains x %d draws (+ %d warmup); K = %d (hyperrect), "
+                "%d (univariate)\n\n", device ? "OpenCL device" : "CPU", chains, n_iter,
+                warmup, K, Ku);
     std::printf("scale: %s\n\n", natural ? "natural (kappa, psi, phi)"
                                         : "unconstrained (log kappa, log psi, logit phi)");
     std::printf("| n | sampler | metric | ESS kappa | ESS psi | ESS phi | ES/sec (min) | "
@@ -134,7 +136,7 @@ int main(int argc, char** argv) {
         opt.metric = me;
         opt.n_iter = n_iter;
         opt.warmup = warmup;
-        opt.n_proposals = K;
+        opt.n_proposals = m == cs::method::hyperrect ? K : Ku;
         opt.seed = 7;
         Eigen::MatrixXd init(chains, 3);
         for (int c = 0; c < chains; ++c) init.row(c) << 1.0, 1.0, 0.2;
