@@ -16,6 +16,7 @@
 
 #include "context.hpp"
 #include "matrix_cl.hpp"
+#include "profile.hpp"
 
 #include <array>
 #include <map>
@@ -138,6 +139,7 @@ class kernel_cl {
       ctx.queue().enqueueNDRangeKernel(k, cl::NullRange, global, local,
                                        waits.empty() ? nullptr : &waits, &event);
       ++launch_count();
+      if (profile_sink() != nullptr) profile_sink()->push_back({profile_phase(), event});
       int rec[] = {0, (internal::kernel_arg<Args>::record(args, event), 0)...};
       (void)rec;
       return event;
