@@ -18,6 +18,7 @@
 //          --panel 0|1 --inner-partition P --small-below PCT
 //          --pinned-chunk-kb K --pinned-threads T (pinned staging copies)
 //          --leaf 1|2 --leaf-t T --lookahead 0|1 --outer-block-large NB
+//          --panel-recursive 0|1 --trailing-chunks C
 //          --profile (per-phase device times of the Cholesky at each n)
 // The table puts the first Cholesky path (kernel 1, recursion over the
 // whole matrix, as measured in RESULTS.md) and kernel 1's GEMM beside the
@@ -48,6 +49,8 @@ int main(int argc, char** argv) {
       else if (a == "--leaf") la::cholesky_settings().leaf = next();
       else if (a == "--leaf-t") cl_ops::kernels::cholesky_leaf.set_option("LEAF_T", next());
       else if (a == "--lookahead") la::cholesky_settings().lookahead = next();
+      else if (a == "--panel-recursive") la::cholesky_settings().panel_recursive = next();
+      else if (a == "--trailing-chunks") la::cholesky_settings().trailing_chunks = next();
       else if (a == "--outer-block-large") la::cholesky_settings().outer_block_large = std::max(0, next());
       else if (a == "--profile") profile = true;
       else if (a == "--panel") la::cholesky_settings().panel = next();
@@ -75,13 +78,15 @@ int main(int argc, char** argv) {
       const auto& g = cl_ops::kernels::gemm_nn;
       const auto& d = cl_ops::kernels::gemm_db_nn;
       std::printf("options %s: reps %d, GEMM kernel %d (small below %d%%), outer block %d, "
-                  "panel %d, leaf kernel %d, LEAF_T %d, look-ahead %d, outer block large %d from %d, "
+                  "panel %d, leaf kernel %d, LEAF_T %d, look-ahead %d, panel by halves %d, trailing chunks %d, "
+                  "outer block large %d from %d, "
                   "inner partition %d, partition %d, CHOLESKY_BLOCK %d, DIAG_BLOCK %d, grad block %d, "
                   "kernel 1 TM %d TN %d TK %d WPTM %d WPTN %d, kernel 2 TM %d TN %d TK %d WPTM %d "
                   "WPTN %d\n\n", when, reps, la::gemm_settings().kernel,
                   la::gemm_settings().small_below_pct, la::cholesky_settings().outer_block,
                   la::cholesky_settings().panel, la::cholesky_settings().leaf,
                   cl_ops::kernels::cholesky_leaf.option("LEAF_T"), la::cholesky_settings().lookahead,
+                  la::cholesky_settings().panel_recursive, la::cholesky_settings().trailing_chunks,
                   la::cholesky_settings().outer_block_large, la::cholesky_settings().large_from,
                   la::cholesky_settings().inner_partition,
                   la::cholesky_settings().partition,

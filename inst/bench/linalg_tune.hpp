@@ -88,9 +88,12 @@ void set_gemm(const gemm_cfg& c) {
 // units in large tiles (gemm_tuning::small_below_pct), panels by the fused
 // leaf (1) or by the recursion (0) (cholesky_tuning::panel).
 // With panel = 1: the leaf kernel (lk: 1 cholesky_block_inv, 2
-// kernels/cholesky_leaf.hpp with lt work items per row) and look-ahead on
-// a second queue (la).
-struct chol_cfg { int kernel, outer, partition, leaf, small, panel, lk = 1, lt = 8, la = 0; };
+// kernels/cholesky_leaf.hpp with lt work items per row), look-ahead on a
+// second queue (la), panels by halves (rec) and the trailing update in
+// `chunks` products (with look-ahead).
+struct chol_cfg {
+  int kernel, outer, partition, leaf, small, panel, lk = 1, lt = 8, la = 0, rec = 0, chunks = 1;
+};
 
 void set_leaf_block(int b) {
   cl_ops::kernels::cholesky_block.set_option("CHOLESKY_BLOCK", b);
@@ -108,6 +111,8 @@ void set_chol(const chol_cfg& c) {
   la::cholesky_settings().panel = c.panel;
   la::cholesky_settings().leaf = c.lk;
   la::cholesky_settings().lookahead = c.la;
+  la::cholesky_settings().panel_recursive = c.rec;
+  la::cholesky_settings().trailing_chunks = c.chunks;
   cl_ops::kernels::cholesky_leaf.set_option("LEAF_T", c.lt);
 }
 
@@ -117,7 +122,8 @@ chol_cfg get_chol() {
           s.outer_block == 0 ? s.partition : s.inner_partition,
           cl_ops::kernels::cholesky_block.option("CHOLESKY_BLOCK"),
           la::gemm_settings().small_below_pct, s.panel, s.leaf,
-          cl_ops::kernels::cholesky_leaf.option("LEAF_T"), s.lookahead};
+          cl_ops::kernels::cholesky_leaf.option("LEAF_T"), s.lookahead, s.panel_recursive,
+          s.trailing_chunks};
 }
 
 // The first device path as measured on the H200 (RESULTS.md): kernel 1
@@ -241,53 +247,82 @@ double sweep_row(const chol_cfg& c, const matrix_cl& da, double amax, int reps) 
     matrix_cl llt = la::multiply_transpose(dl);
     const double resid = max_abs(download(cl_ops::subtract(llt, da))) / amax;
     double ms = time_ms(reps, [&] { matrix_cl x = la::cholesky(da); finish(); });
-    std::printf("| %d | %d | %d | %d | %d | %d | %d | %d | %d | %.2f | %.1f | %llu | %.1e |\n", c.kernel,
-                c.outer, c.panel, c.partition, c.leaf, c.small, c.lk, c.lt, c.la, ms,
+    std::printf("| %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %.2f | %.1f | %llu | %.1e |\n",
+                c.kernel, c.outer, c.panel, c.partition, c.leaf, c.small, c.lk, c.lt, c.la, c.rec,
+                c.chunks, ms,
                 double(n) * n * n / 3 / ms / 1e6, launches, resid);
     return resid < 1e-12 ? ms : NAN;
   } catch (const std::exception& e) {
-    std::printf("| %d | %d | %d | %d | %d | %d | %d | %d | %d | failed: %s | | | |\n", c.kernel, c.outer,
-                c.panel, c.partition, c.leaf, c.small, c.lk, c.lt, c.la, e.what());
+    std::printf("| %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | failed: %s | | | |\n", c.kernel,
+                c.outer, c.panel, c.partition, c.leaf, c.small, c.lk, c.lt, c.la, c.rec, c.chunks,
+                e.what());
     return NAN;
   }
 }
 
 const char* sweep_header =
     "| GEMM kernel | outer block | panel | partition | CHOLESKY_BLOCK | small below %% | leaf kernel | "
-    "LEAF_T | look-ahead | ms | GFLOP/s | launches | residual |\n"
-    "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+    "LEAF_T | look-ahead | panel by halves | trailing chunks | ms | GFLOP/s | launches | residual |\n"
+    "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
 
-// Sweep the Cholesky paths at order n: the first path (outer block 0) and
-// the panel path as measured before (leaf 1, one queue) for reference, then
-// the two-dimensional leaf (CHOLESKY_BLOCK x LEAF_T) with and without
-// look-ahead over outer blocks; keep the fastest, print its phases and the
-// reference's. Then, at n_large (0: skip), the outer block alone, kept as
-// cholesky_tuning::outer_block_large. Then the gradient's block size.
+// Sweep the Cholesky paths at order n, greedily one knob group at a time,
+// each row verified by its residual: references (the first path, the panel
+// path as measured before: leaf 1, one queue, block by block); the leaf
+// kernel (CHOLESKY_BLOCK x LEAF_T); look-ahead x panel by halves x
+// trailing chunks; the outer block. Keep the fastest, print its phases and
+// the reference's. Then, at n_large (0: skip), the outer block alone, kept
+// as cholesky_tuning::outer_block_large. Then the gradient's block size.
 void tune_cholesky(int n, int n_large, int reps) {
   Eigen::MatrixXd a = toeplitz(n);
   matrix_cl da = upload(a);
   const double amax = max_abs(a);
   const int kb = la::gemm_settings().kernel;
-  const chol_cfg panel_ref = {kb, 512, 2, 32, 100, 1, 1, 8, 0};
-  std::vector<chol_cfg> cfgs = {{1, 0, 8, 64, 0, 0}, panel_ref, {kb, 512, 2, 32, 100, 1, 1, 8, 1}};
-  for (int outer : {256, 384, 512, 768, 1024})
-    for (int lak : {0, 1})
-      for (auto leaf : {std::make_pair(32, 8), std::make_pair(32, 32), std::make_pair(64, 16)})
-        cfgs.push_back({kb, outer, 2, leaf.first, 100, 1, 2, leaf.second, lak});
+  const chol_cfg panel_ref = {kb, 512, 2, 32, 100, 1, 1, 8, 0, 0, 1};
   std::printf("Cholesky sweep, n = %d (outer block 0: the first path)\n\n", n);
   std::printf(sweep_header);
   double best = 1e300, best_old = 1e300;
   chol_cfg best_cfg = old_chol;  // if every new configuration failed
-  for (const chol_cfg& c : cfgs) {
+  auto run = [&](const chol_cfg& c) {
     const double ms = sweep_row(c, da, amax, reps);
     if (ms < best) { best = ms; best_cfg = c; }
     if (c.kernel == 1 && c.outer == 0 && ms < best_old) { best_old = ms; old_chol = c; }
+  };
+  run(old_chol);
+  run(panel_ref);
+  // Leaf kernels, with look-ahead and panels by halves.
+  chol_cfg base = {kb, 512, 2, 32, 100, 1, 1, 8, 1, 1, 1};
+  run(base);
+  for (auto leaf : {std::make_pair(32, 8), std::make_pair(32, 16), std::make_pair(32, 32),
+                    std::make_pair(64, 8), std::make_pair(64, 16)}) {
+    chol_cfg c = base;
+    c.lk = 2;
+    c.leaf = leaf.first;
+    c.lt = leaf.second;
+    run(c);
+  }
+  base = best_cfg;
+  for (int lak : {0, 1})
+    for (int rec : {0, 1})
+      for (int chunks : {1, 3, 6}) {
+        if (lak == 0 && chunks > 1) continue;
+        chol_cfg c = base;
+        c.la = lak;
+        c.rec = rec;
+        c.chunks = chunks;
+        if (c.la != base.la || c.rec != base.rec || c.chunks != base.chunks) run(c);
+      }
+  base = best_cfg;
+  for (int outer : {256, 384, 768, 1024}) {
+    chol_cfg c = base;
+    c.outer = outer;
+    if (outer != base.outer) run(c);
   }
   set_chol(best_cfg);
   std::printf("\nkept GEMM kernel %d, outer block %d, panel %d, partition %d, CHOLESKY_BLOCK %d, "
-              "small below %d%%, leaf kernel %d, LEAF_T %d, look-ahead %d (first path: %.2f ms, kept: "
-              "%.2f ms)\n\n", best_cfg.kernel, best_cfg.outer, best_cfg.panel, best_cfg.partition,
-              best_cfg.leaf, best_cfg.small, best_cfg.lk, best_cfg.lt, best_cfg.la, best_old, best);
+              "small below %d%%, leaf kernel %d, LEAF_T %d, look-ahead %d, panel by halves %d, "
+              "trailing chunks %d (first path: %.2f ms, kept: %.2f ms)\n\n", best_cfg.kernel,
+              best_cfg.outer, best_cfg.panel, best_cfg.partition, best_cfg.leaf, best_cfg.small,
+              best_cfg.lk, best_cfg.lt, best_cfg.la, best_cfg.rec, best_cfg.chunks, best_old, best);
   set_chol(panel_ref);
   profile_cholesky(da, "panel path before (leaf 1, one queue, outer 512)");
   set_chol(best_cfg);
@@ -300,7 +335,7 @@ void tune_cholesky(int n, int n_large, int reps) {
     std::printf(sweep_header);
     double best_l = 1e300;
     int kept_l = best_cfg.outer;
-    for (int outer : {384, 512, 768, 1024, 1536}) {
+    for (int outer : {512, 768, 1024, 1536}) {
       chol_cfg c = best_cfg;
       c.outer = outer;
       const double ms = sweep_row(c, dal, almax, std::min(reps, 3));

@@ -70,6 +70,12 @@ struct cholesky_tuning {
   /** With panel = 1: 1 factors the panels on a second queue while the
    *  trailing updates run (cholesky_lookahead), 0 one queue. */
   int lookahead = 1;
+  /** With panel = 1: 1 factors each panel by halves (cholesky_panel), 0
+   *  block by block. */
+  int panel_recursive = 1;
+  /** With lookahead = 1: the trailing update of each step in this many
+   *  products, so that the side queue's panel can start between them. */
+  int trailing_chunks = 1;
 };
 inline cholesky_tuning& cholesky_settings() {
   static cholesky_tuning t;
@@ -229,9 +235,10 @@ inline matrix_cl cholesky(const matrix_cl& a) {
       s.outer_block_large > 0 && w.rows() >= s.large_from ? s.outer_block_large : s.outer_block;
   const int nb = s.panel ? std::max(ib, outer / ib * ib) : outer / 32 * 32;
   if (s.outer_block > 0 && s.panel && s.lookahead && w.rows() > nb)
-    internal::cholesky_lookahead(w, nb, ib, flag, s.leaf);
+    internal::cholesky_lookahead(w, nb, ib, flag, s.leaf, s.panel_recursive != 0,
+                                 std::max(1, s.trailing_chunks));
   else if (s.outer_block > 0 && s.panel)
-    internal::cholesky_right_looking(w, nb, ib, flag, s.leaf);
+    internal::cholesky_right_looking(w, nb, ib, flag, s.leaf, s.panel_recursive != 0);
   else if (s.outer_block > 0 && w.rows() > nb)
     internal::cholesky_blocked(w, nb, flag);
   else

@@ -25,6 +25,7 @@
 #include "gemm.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #ifdef CLBAYES_OPENCL
@@ -86,10 +87,23 @@ inline void lower_update(matrix_cl& w, int r0, int rows, int cols, int k, int b,
 
 // Factor the columns [k, k + b) of the n x n w (rows k and below), in
 // inner blocks of ib; t (at least (n - k - 1) x ib) and inv (ib x ib)
-// are scratch.
+// are scratch. Left to right, one block of ib columns at a time, each
+// updating the rest of the panel (inner dimension ib); or, with
+// `recursive`, by halves: factor the left half, update the right half
+// with inner dimension b / 2, factor the right half. The same flops, but
+// most of them in products with a long inner dimension, which a GEMM does
+// far faster than many with inner dimension ib.
 inline void cholesky_panel(matrix_cl& w, int k, int b, int ib, matrix_cl& t,
-                           matrix_cl& inv, const cl::Buffer& flag, int leaf) {
+                           matrix_cl& inv, const cl::Buffer& flag, int leaf,
+                           bool recursive) {
   const int n = w.rows();
+  if (recursive && b > ib) {
+    const int h = std::max(ib, (b / 2) / ib * ib);
+    cholesky_panel(w, k, h, ib, t, inv, flag, leaf, true);
+    if (n - k - h > 0) lower_update(w, k + h, n - k - h, b - h, k, h, "panel update");
+    cholesky_panel(w, k + h, b - h, ib, t, inv, flag, leaf, true);
+    return;
+  }
   for (int c = k; c < k + b; c += ib) {
     const int wc = std::min(ib, k + b - c);
     const int below = n - c - wc;
@@ -102,17 +116,40 @@ inline void cholesky_panel(matrix_cl& w, int k, int b, int ib, matrix_cl& t,
   }
 }
 
+// A22 -= L21 L21^T for the trailing matrix at r0 (rows x rows) with L21
+// at columns k .. k + b: in `chunks` products over column ranges of about
+// equal work (the lower triangle of a column range shrinks to the right),
+// so that work on another queue can start between them.
+inline void trailing_update(matrix_cl& w, int r0, int rows, int k, int b, int chunks) {
+  int c0 = 0;
+  for (int q = chunks; q >= 1 && c0 < rows; --q) {
+    // Columns [c0, c1) hold about 1/q of the remaining lower triangle.
+    const double left = rows - c0;
+    int c1 = q == 1 ? rows
+                    : rows - static_cast<int>(left * std::sqrt(1.0 - 1.0 / q));
+    c1 = std::min(rows, std::max(c0 + 32, (c1 + 31) / 32 * 32));
+    opencl::phase_scope ph("trailing update");
+    gemm_options opt;
+    opt.alpha = -1.0;
+    opt.beta = 1.0;
+    opt.lower_only = true;
+    linalg::gemm(w, r0 + c0, r0 + c0, 0, gemm_block{&w, r0 + c0, k},
+                 gemm_block{&w, r0 + c0, k, true}, rows - c0, c1 - c0, b, opt);
+    c0 = c1;
+  }
+}
+
 // The whole factorisation of w in place (lower triangle), panels of nb
 // columns (a multiple of ib), inner blocks of ib <= CHOLESKY_BLOCK.
 inline void cholesky_right_looking(matrix_cl& w, int nb, int ib, const cl::Buffer& flag,
-                                   int leaf) {
+                                   int leaf, bool recursive) {
   const int n = w.rows();
   matrix_cl t(std::max(1, n - 1), ib);
   matrix_cl inv(ib, ib);
   for (int k = 0; k < n; k += nb) {
     check_interrupt();
     const int b = std::min(nb, n - k);
-    cholesky_panel(w, k, b, ib, t, inv, flag, leaf);
+    cholesky_panel(w, k, b, ib, t, inv, flag, leaf, recursive);
     const int rest = n - k - b;
     if (rest == 0) break;
     // A22 -= L21 L21^T: L21 is read from w (columns k .. k + b), which the
@@ -154,7 +191,7 @@ inline cl::Event queue_marker(cl::CommandQueue& q) {
 // on its own alias of w, so that kernel_cl's per-matrix events do not
 // serialise the two.
 inline void cholesky_lookahead(matrix_cl& w, int nb, int ib, const cl::Buffer& flag,
-                               int leaf) {
+                               int leaf, bool recursive, int chunks) {
   opencl::context& ctx = opencl::context::instance();
   const int n = w.rows();
   cl::CommandQueue& main_q = ctx.main_queue();
@@ -167,7 +204,7 @@ inline void cholesky_lookahead(matrix_cl& w, int nb, int ib, const cl::Buffer& f
   queue_wait(side_q, {queue_marker(main_q)});  // after w is written
   auto factor = [&](int k) {
     opencl::side_queue_scope side;
-    cholesky_panel(panel, k, std::min(nb, n - k), ib, t, inv, flag, leaf);
+    cholesky_panel(panel, k, std::min(nb, n - k), ib, t, inv, flag, leaf, recursive);
     return queue_marker(side_q);
   };
   cl::Event panel_done = factor(0);
@@ -181,8 +218,7 @@ inline void cholesky_lookahead(matrix_cl& w, int nb, int ib, const cl::Buffer& f
     lower_update(update, k + b, rest, next, k, b, "look-ahead update");
     queue_wait(side_q, {queue_marker(main_q)});
     panel_done = factor(k + b);
-    if (rest > next) lower_update(update, k + b + next, rest - next, rest - next, k, b,
-                                  "trailing update");
+    if (rest > next) trailing_update(update, k + b + next, rest - next, k, b, chunks);
   }
   queue_wait(main_q, {panel_done});
   w.add_write_event(queue_marker(main_q));
