@@ -192,8 +192,8 @@ class context {
   /** Kernel `name` from `source` built with `options`, compiled once per
    *  device and cached: the key is the source's address (kernel sources are
    *  string literals with static storage), the name and the options. */
-  cl::Kernel kernel(const std::string& name, const char* source,
-                    const std::string& options) {
+  cl::Kernel& kernel(const std::string& name, const char* source,
+                     const std::string& options) {
     require_device();
     const std::string key = std::to_string(reinterpret_cast<std::uintptr_t>(source)) +
                             '\n' + name + '\n' + options;
