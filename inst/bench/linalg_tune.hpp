@@ -90,9 +90,10 @@ void set_gemm(const gemm_cfg& c) {
 // With panel = 1: the leaf kernel (lk: 1 cholesky_block_inv, 2
 // kernels/cholesky_leaf.hpp with lt work items per row), look-ahead on a
 // second queue (la), panels by halves (rec) and the trailing update in
-// `chunks` products (with look-ahead).
+// `chunks` products on all but `reserve` compute units (with look-ahead).
 struct chol_cfg {
-  int kernel, outer, partition, leaf, small, panel, lk = 1, lt = 8, la = 0, rec = 0, chunks = 1;
+  int kernel, outer, partition, leaf, small, panel, lk = 1, lt = 8, la = 0, rec = 0, chunks = 1,
+      reserve = 0;
 };
 
 void set_leaf_block(int b) {
@@ -113,6 +114,7 @@ void set_chol(const chol_cfg& c) {
   la::cholesky_settings().lookahead = c.la;
   la::cholesky_settings().panel_recursive = c.rec;
   la::cholesky_settings().trailing_chunks = c.chunks;
+  la::cholesky_settings().trailing_reserve = c.reserve;
   cl_ops::kernels::cholesky_leaf.set_option("LEAF_T", c.lt);
 }
 
@@ -123,7 +125,7 @@ chol_cfg get_chol() {
           cl_ops::kernels::cholesky_block.option("CHOLESKY_BLOCK"),
           la::gemm_settings().small_below_pct, s.panel, s.leaf,
           cl_ops::kernels::cholesky_leaf.option("LEAF_T"), s.lookahead, s.panel_recursive,
-          s.trailing_chunks};
+          s.trailing_chunks, s.trailing_reserve};
 }
 
 // The first device path as measured on the H200 (RESULTS.md): kernel 1
@@ -252,23 +254,23 @@ double sweep_row(const chol_cfg& c, const matrix_cl& da, double amax, int reps) 
     matrix_cl llt = la::multiply_transpose(dl);
     const double resid = max_abs(download(cl_ops::subtract(llt, da))) / amax;
     double ms = time_ms(reps, [&] { matrix_cl x = la::cholesky(da); finish(); });
-    std::printf("| %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %.2f | %.1f | %llu | %.1e |\n",
+    std::printf("| %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %.2f | %.1f | %llu | %.1e |\n",
                 c.kernel, c.outer, c.panel, c.partition, c.leaf, c.small, c.lk, c.lt, c.la, c.rec,
-                c.chunks, ms,
+                c.chunks, c.reserve, ms,
                 double(n) * n * n / 3 / ms / 1e6, launches, resid);
     return resid < 1e-12 ? ms : NAN;
   } catch (const std::exception& e) {
-    std::printf("| %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | failed: %s | | | |\n", c.kernel,
-                c.outer, c.panel, c.partition, c.leaf, c.small, c.lk, c.lt, c.la, c.rec, c.chunks,
-                e.what());
+    std::printf("| %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | failed: %s | | | |\n",
+                c.kernel, c.outer, c.panel, c.partition, c.leaf, c.small, c.lk, c.lt, c.la, c.rec,
+                c.chunks, c.reserve, e.what());
     return NAN;
   }
 }
 
 const char* sweep_header =
     "| GEMM kernel | outer block | panel | partition | CHOLESKY_BLOCK | small below %% | leaf kernel | "
-    "LEAF_T | look-ahead | panel by halves | trailing chunks | ms | GFLOP/s | launches | residual |\n"
-    "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+    "LEAF_T | look-ahead | panel by halves | trailing chunks | units reserved | ms | GFLOP/s | launches | "
+    "residual |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
 
 // Sweep the Cholesky paths at order n, greedily one knob group at a time,
 // each row verified by its residual: references (the first path, the panel
@@ -308,14 +310,18 @@ void tune_cholesky(int n, int n_large, int reps) {
   base = best_cfg;
   for (int lak : {0, 1})
     for (int rec : {0, 1})
-      for (int chunks : {1, 3, 6}) {
-        if (lak == 0 && chunks > 1) continue;
-        chol_cfg c = base;
-        c.la = lak;
-        c.rec = rec;
-        c.chunks = chunks;
-        if (c.la != base.la || c.rec != base.rec || c.chunks != base.chunks) run(c);
-      }
+      for (int chunks : {1, 4})
+        for (int reserve : {0, 8, 24}) {
+          if (lak == 0 && (chunks > 1 || reserve > 0)) continue;
+          chol_cfg c = base;
+          c.la = lak;
+          c.rec = rec;
+          c.chunks = chunks;
+          c.reserve = reserve;
+          if (c.la != base.la || c.rec != base.rec || c.chunks != base.chunks ||
+              c.reserve != base.reserve)
+            run(c);
+        }
   base = best_cfg;
   for (int outer : {256, 384, 768, 1024}) {
     chol_cfg c = base;
@@ -325,9 +331,10 @@ void tune_cholesky(int n, int n_large, int reps) {
   set_chol(best_cfg);
   std::printf("\nkept GEMM kernel %d, outer block %d, panel %d, partition %d, CHOLESKY_BLOCK %d, "
               "small below %d%%, leaf kernel %d, LEAF_T %d, look-ahead %d, panel by halves %d, "
-              "trailing chunks %d (first path: %.2f ms, kept: %.2f ms)\n\n", best_cfg.kernel,
-              best_cfg.outer, best_cfg.panel, best_cfg.partition, best_cfg.leaf, best_cfg.small,
-              best_cfg.lk, best_cfg.lt, best_cfg.la, best_cfg.rec, best_cfg.chunks, best_old, best);
+              "trailing chunks %d, units reserved %d (first path: %.2f ms, kept: %.2f ms)\n\n",
+              best_cfg.kernel, best_cfg.outer, best_cfg.panel, best_cfg.partition, best_cfg.leaf,
+              best_cfg.small, best_cfg.lk, best_cfg.lt, best_cfg.la, best_cfg.rec, best_cfg.chunks,
+              best_cfg.reserve, best_old, best);
   set_chol(panel_ref);
   profile_cholesky(da, "panel path before (leaf 1, one queue, outer 512)");
   set_chol(best_cfg);

@@ -76,6 +76,11 @@ struct cholesky_tuning {
   /** With lookahead = 1: the trailing update of each step in this many
    *  products, so that the side queue's panel can start between them. */
   int trailing_chunks = 1;
+  /** With lookahead = 1 and > 0: the trailing updates run on at most
+   *  (compute units - trailing_reserve) work groups (large tiles, about
+   *  one resident per unit), so that the panel on the side queue finds
+   *  free units instead of waiting behind every tile of the update. */
+  int trailing_reserve = 0;
 };
 inline cholesky_tuning& cholesky_settings() {
   static cholesky_tuning t;
@@ -235,8 +240,9 @@ inline matrix_cl cholesky(const matrix_cl& a) {
       s.outer_block_large > 0 && w.rows() >= s.large_from ? s.outer_block_large : s.outer_block;
   const int nb = s.panel ? std::max(ib, outer / ib * ib) : outer / 32 * 32;
   if (s.outer_block > 0 && s.panel && s.lookahead && w.rows() > nb)
-    internal::cholesky_lookahead(w, nb, ib, flag, s.leaf, s.panel_recursive != 0,
-                                 std::max(1, s.trailing_chunks));
+    internal::cholesky_lookahead(
+        w, nb, ib, flag, s.leaf, s.panel_recursive != 0, std::max(1, s.trailing_chunks),
+        s.trailing_reserve > 0 ? std::max(1, ctx.info().compute_units - s.trailing_reserve) : 0);
   else if (s.outer_block > 0 && s.panel)
     internal::cholesky_right_looking(w, nb, ib, flag, s.leaf, s.panel_recursive != 0);
   else if (s.outer_block > 0 && w.rows() > nb)

@@ -119,8 +119,10 @@ inline void cholesky_panel(matrix_cl& w, int k, int b, int ib, matrix_cl& t,
 // A22 -= L21 L21^T for the trailing matrix at r0 (rows x rows) with L21
 // at columns k .. k + b: in `chunks` products over column ranges of about
 // equal work (the lower triangle of a column range shrinks to the right),
-// so that work on another queue can start between them.
-inline void trailing_update(matrix_cl& w, int r0, int rows, int k, int b, int chunks) {
+// so that work on another queue can start between them; max_groups > 0
+// caps the work groups of each (gemm_options::max_groups).
+inline void trailing_update(matrix_cl& w, int r0, int rows, int k, int b, int chunks,
+                            int max_groups) {
   int c0 = 0;
   for (int q = chunks; q >= 1 && c0 < rows; --q) {
     // Columns [c0, c1) hold about 1/q of the remaining lower triangle.
@@ -133,6 +135,7 @@ inline void trailing_update(matrix_cl& w, int r0, int rows, int k, int b, int ch
     opt.alpha = -1.0;
     opt.beta = 1.0;
     opt.lower_only = true;
+    opt.max_groups = max_groups;
     linalg::gemm(w, r0 + c0, r0 + c0, 0, gemm_block{&w, r0 + c0, k},
                  gemm_block{&w, r0 + c0, k, true}, rows - c0, c1 - c0, b, opt);
     c0 = c1;
@@ -191,7 +194,7 @@ inline cl::Event queue_marker(cl::CommandQueue& q) {
 // on its own alias of w, so that kernel_cl's per-matrix events do not
 // serialise the two.
 inline void cholesky_lookahead(matrix_cl& w, int nb, int ib, const cl::Buffer& flag,
-                               int leaf, bool recursive, int chunks) {
+                               int leaf, bool recursive, int chunks, int max_groups) {
   opencl::context& ctx = opencl::context::instance();
   const int n = w.rows();
   cl::CommandQueue& main_q = ctx.main_queue();
@@ -218,7 +221,8 @@ inline void cholesky_lookahead(matrix_cl& w, int nb, int ib, const cl::Buffer& f
     lower_update(update, k + b, rest, next, k, b, "look-ahead update");
     queue_wait(side_q, {queue_marker(main_q)});
     panel_done = factor(k + b);
-    if (rest > next) trailing_update(update, k + b + next, rest - next, k, b, chunks);
+    if (rest > next) trailing_update(update, k + b + next, rest - next, k, b, chunks,
+                                     max_groups);
   }
   queue_wait(main_q, {panel_done});
   w.add_write_event(queue_marker(main_q));
