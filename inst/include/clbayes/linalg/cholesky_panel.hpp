@@ -70,10 +70,9 @@ inline void panel_solve(matrix_cl& w, int c, int wc, int below, const matrix_cl&
   opencl::sub_block(w, t, 0, 0, c + wc, c, below, wc);
 }
 
-// A(r0.., c0..c0+cols) -= L L^T on and below the diagonal, where L is the
-// block of w at rows r0.., columns k..k+b (rows x b; the product's own
-// columns are L's first `cols` rows, offset by c0 - r0 <= 0 not allowed:
-// c0 == r0 here). Lower-only product with inner dimension b.
+// w(r0 .. r0 + rows, r0 .. r0 + cols) -= L L(0 .. cols, :)^T on and below
+// the diagonal, where L = w(r0 .. r0 + rows, k .. k + b): one lower-only
+// product with inner dimension b (L is not written).
 inline void lower_update(matrix_cl& w, int r0, int rows, int cols, int k, int b,
                          const char* phase) {
   opencl::phase_scope ph(phase);
