@@ -3,7 +3,8 @@
 # target of 250 ms at n = 16384 on the H200, on the paper's Toeplitz family
 # A[i, j] = n - |i - j|, A[i, i] = n^2. The result is checked against a
 # device residual first. Prints a markdown table of median times (ms).
-# Usage: Rscript inst/bench/bench_chol_transfer.R [n ...]   (default 4096 8192 16384)
+# Usage: Rscript inst/bench/gpu_chol_transfer.R [n ...]   (default 4096 8192 16384)
+# For a GPU machine: not named bench_*.R, so make bench (run_all.R) skips it.
 
 library(clbayes)
 
