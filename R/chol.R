@@ -39,9 +39,10 @@ gpu_chol <- function(x, upper = FALSE,
     }
     return(new_gpu_matrix(.cpp_chol_gpu(x@ptr, upper)))
   }
-  x <- check_square_matrix(x, "x")
+  x <- check_square_matrix(x, "x", finite = FALSE)
   where <- resolve_backend(backend, nrow(x),
                            getOption("clbayes.threshold.chol", 1000))
+  if (where != "opencl") check_finite(x, "x")  # else on the device
   .cpp_chol(x, upper, where == "opencl")
 }
 
@@ -101,8 +102,8 @@ check_flag <- function(x, arg) {
   x
 }
 
-check_square_matrix <- function(x, arg) {
-  x <- check_numeric_matrix(x, arg)
+check_square_matrix <- function(x, arg, finite = TRUE) {
+  x <- check_numeric_matrix(x, arg, finite)
   if (nrow(x) != ncol(x)) {
     stop(sprintf("`%s` must be square (it is %d x %d)", arg, nrow(x), ncol(x)),
          call. = FALSE)

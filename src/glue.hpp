@@ -6,6 +6,12 @@
 
 #include <Rcpp.h>
 #include <clbayes/opencl.hpp>
+#ifdef CLBAYES_OPENCL
+#include <clbayes/opencl/pinned_transfer.hpp>
+#endif
+
+#include <cmath>
+#include <cstddef>
 
 #ifdef CLBAYES_OPENCL
 namespace cl_ops = clbayes::opencl;
@@ -28,6 +34,14 @@ namespace glue {
 #define CLBAYES_DEVICE_ONLY(expr) glue::stop_no_opencl()
 #endif
 
+/** The errors of check_finite() in R/gpu_matrix.R for a matrix known to
+ *  hold a value that is NA, NaN or infinite. */
+[[noreturn]] inline void stop_nonfinite(const Rcpp::NumericMatrix& x, const char* arg) {
+  for (double v : x)
+    if (std::isnan(v)) Rcpp::stop("`%s` contains NA or NaN values", arg);
+  Rcpp::stop("`%s` contains infinite values", arg);
+}
+
 #ifdef CLBAYES_OPENCL
 using clbayes::opencl::matrix_cl;
 
@@ -49,15 +63,35 @@ inline SEXP wrap_matrix_cl(matrix_cl&& m) {
   return ptr;
 }
 
-/** A device matrix copied into a new R matrix. */
+/** Matrices of at least this many bytes cross the bus through the pinned
+ *  staging buffers of opencl/pinned_transfer.hpp (two buffers of 32 MB,
+ *  page-locked once per session), smaller ones directly: bench_linalg on
+ *  the H200 has the pinned path ahead from n = 2048 (32 MB) and behind at
+ *  n = 1024 (8 MB). */
+constexpr std::size_t pinned_min_bytes = std::size_t(16) << 20;
+
+inline bool pinned(long long elements) {
+  return sizeof(double) * static_cast<std::size_t>(elements) >= pinned_min_bytes;
+}
+
+/** A device matrix copied into a new R matrix. A large one is read whole
+ *  through pinned staging (the zeros outside a triangular view included:
+ *  matrix_cl keeps them in the buffer), which beats reading the packed
+ *  triangle through pageable memory. */
 inline Rcpp::NumericMatrix download(const matrix_cl& m) {
-  Rcpp::NumericMatrix out(m.rows(), m.cols());
-  cl_ops::from_matrix_cl(m, out.begin());
+  // Every element is written below: no zero fill (2 GB at n = 16384).
+  Rcpp::NumericMatrix out = Rcpp::no_init_matrix(m.rows(), m.cols());
+  if (pinned(m.size()))
+    cl_ops::from_matrix_cl_pinned(m, out.begin());
+  else
+    cl_ops::from_matrix_cl(m, out.begin());
   return out;
 }
 
-/** An R matrix copied to a new device matrix. */
+/** An R matrix copied to a new device matrix (pinned staging when large). */
 inline matrix_cl upload(const Rcpp::NumericMatrix& x) {
+  if (pinned(static_cast<long long>(x.nrow()) * x.ncol()))
+    return cl_ops::to_matrix_cl_pinned(x.begin(), x.nrow(), x.ncol());
   return cl_ops::to_matrix_cl(x.begin(), x.nrow(), x.ncol());
 }
 #endif

@@ -25,12 +25,17 @@ cl_ops::matrix_cl chol_device(const cl_ops::matrix_cl& x, bool upper) {
 
 }  // namespace
 
-// x: a numeric matrix (checked in R for NA/Inf and squareness).
+// x: a numeric square matrix (checked in R; for NA/Inf only with device =
+// false).
 // [[Rcpp::export(.cpp_chol)]]
 Rcpp::NumericMatrix cpp_chol(Rcpp::NumericMatrix x, bool upper, bool device) {
   if (device) {
 #ifdef CLBAYES_OPENCL
-    return download(chol_device(upload(x), upper));  // the triangle travels packed
+    cl_ops::matrix_cl dx = upload(x);
+    // R left the NA/Inf check to the device (R/chol.R); the host scan that
+    // names the kind of value runs only when there is one.
+    if (cl_ops::has_nonfinite(dx)) glue::stop_nonfinite(x, "x");
+    return download(chol_device(dx, upper));
 #else
     glue::stop_no_opencl();
 #endif
@@ -52,8 +57,8 @@ Rcpp::NumericMatrix cpp_chol_grad(Rcpp::NumericMatrix L, Rcpp::NumericMatrix L_a
                                   bool device) {
   if (device) {
 #ifdef CLBAYES_OPENCL
-    cl_ops::matrix_cl l = cl_ops::to_matrix_cl(L.begin(), L.nrow(), L.ncol());
-    cl_ops::matrix_cl a = cl_ops::to_matrix_cl(L_adj.begin(), L_adj.nrow(), L_adj.ncol());
+    cl_ops::matrix_cl l = upload(L);
+    cl_ops::matrix_cl a = upload(L_adj);
     return download(la::cholesky_grad(l, a));
 #else
     glue::stop_no_opencl();

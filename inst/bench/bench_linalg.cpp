@@ -17,6 +17,9 @@
 //          --gemm-kernel 1|2 --outer-block NB (0: first Cholesky path)
 //          --panel 0|1 --inner-partition P --small-below PCT
 //          --pinned-chunk-kb K --pinned-threads T (pinned staging copies)
+//          --leaf 1|2 --leaf-t T --lookahead 0|1 --outer-block-large NB
+//          --panel-recursive 0|1 --trailing-chunks C --trailing-reserve U
+//          --profile (per-phase device times of the Cholesky at each n)
 // The table puts the first Cholesky path (kernel 1, recursion over the
 // whole matrix, as measured in RESULTS.md) and kernel 1's GEMM beside the
 // kept settings, and counts the kernel launches of one factorisation.
@@ -32,7 +35,7 @@
 int main(int argc, char** argv) {
   std::vector<int> sizes;
   int reps = 5, cpu_max = 4096;
-  bool tune = false;
+  bool tune = false, profile = false;
   try {
     for (int i = 1; i < argc; ++i) {
       std::string a = argv[i];
@@ -41,10 +44,16 @@ int main(int argc, char** argv) {
       else if (a == "--cpu-max") cpu_max = next();
       else if (a == "--tune") tune = true;
       else if (a == "--chol-block") {
-        const int b = next();
-        cl_ops::kernels::cholesky_block.set_option("CHOLESKY_BLOCK", b);
-        cl_ops::kernels::cholesky_block_inv.set_option("CHOLESKY_BLOCK", b);
+        set_leaf_block(next());
       }
+      else if (a == "--leaf") la::cholesky_settings().leaf = next();
+      else if (a == "--leaf-t") cl_ops::kernels::cholesky_leaf.set_option("LEAF_T", next());
+      else if (a == "--lookahead") la::cholesky_settings().lookahead = next();
+      else if (a == "--panel-recursive") la::cholesky_settings().panel_recursive = next();
+      else if (a == "--trailing-chunks") la::cholesky_settings().trailing_chunks = next();
+      else if (a == "--trailing-reserve") la::cholesky_settings().trailing_reserve = next();
+      else if (a == "--outer-block-large") la::cholesky_settings().outer_block_large = std::max(0, next());
+      else if (a == "--profile") profile = true;
       else if (a == "--panel") la::cholesky_settings().panel = next();
       else if (a == "--pinned-chunk-kb") cl_ops::pinned_settings().chunk_bytes = std::size_t(std::max(1, next())) << 10;
       else if (a == "--pinned-threads") cl_ops::pinned_settings().threads = next();
@@ -70,11 +79,18 @@ int main(int argc, char** argv) {
       const auto& g = cl_ops::kernels::gemm_nn;
       const auto& d = cl_ops::kernels::gemm_db_nn;
       std::printf("options %s: reps %d, GEMM kernel %d (small below %d%%), outer block %d, "
-                  "panel %d, inner partition %d, partition %d, CHOLESKY_BLOCK %d, DIAG_BLOCK %d, grad block %d, "
+                  "panel %d, leaf kernel %d, LEAF_T %d, look-ahead %d, panel by halves %d, trailing chunks %d, units reserved %d, "
+                  "outer block large %d from %d, "
+                  "inner partition %d, partition %d, CHOLESKY_BLOCK %d, DIAG_BLOCK %d, grad block %d, "
                   "kernel 1 TM %d TN %d TK %d WPTM %d WPTN %d, kernel 2 TM %d TN %d TK %d WPTM %d "
                   "WPTN %d\n\n", when, reps, la::gemm_settings().kernel,
                   la::gemm_settings().small_below_pct, la::cholesky_settings().outer_block,
-                  la::cholesky_settings().panel, la::cholesky_settings().inner_partition,
+                  la::cholesky_settings().panel, la::cholesky_settings().leaf,
+                  cl_ops::kernels::cholesky_leaf.option("LEAF_T"), la::cholesky_settings().lookahead,
+                  la::cholesky_settings().panel_recursive, la::cholesky_settings().trailing_chunks,
+                  la::cholesky_settings().trailing_reserve,
+                  la::cholesky_settings().outer_block_large, la::cholesky_settings().large_from,
+                  la::cholesky_settings().inner_partition,
                   la::cholesky_settings().partition,
                   cl_ops::kernels::cholesky_block.option("CHOLESKY_BLOCK"),
                   cl_ops::kernels::diag_inv.option("DIAG_BLOCK"), la::cholesky_grad_block_size(),
@@ -87,7 +103,7 @@ int main(int argc, char** argv) {
       const int largest = *std::max_element(sizes.begin(), sizes.end());
       tune_gemm(std::min(4096, largest), reps);
       gemm_kernel_kept = la::gemm_settings().kernel;
-      tune_cholesky(std::min(8192, largest), reps);
+      tune_cholesky(std::min(8192, largest), largest >= 12288 ? largest : 0, reps);
       print_options("kept");
     }
     const chol_cfg new_chol = get_chol();
@@ -95,6 +111,8 @@ int main(int argc, char** argv) {
     // the default), the Cholesky its own.
     const int new_kernel = gemm_kernel_kept;
 
+    if (profile)
+      for (int n : sizes) profile_cholesky(upload(toeplitz(n)), "as set");
     std::printf("| n | chol device (ms) | chol GFLOP/s | chol + transfers, packed L (ms) | "
                 "chol + transfers, full L (ms) | chol + pinned transfers, full L (ms) | grad device (ms) | "
                 "GEMM (ms) | GEMM GFLOP/s | CPU chol (ms) | CPU grad (ms) | chol err vs CPU | "

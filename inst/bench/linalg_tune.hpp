@@ -87,7 +87,20 @@ void set_gemm(const gemm_cfg& c) {
 // CHOLESKY_BLOCK, small-tile GEMMs below this percentage of the compute
 // units in large tiles (gemm_tuning::small_below_pct), panels by the fused
 // leaf (1) or by the recursion (0) (cholesky_tuning::panel).
-struct chol_cfg { int kernel, outer, partition, leaf, small, panel; };
+// With panel = 1: the leaf kernel (lk: 1 cholesky_block_inv, 2
+// kernels/cholesky_leaf.hpp with lt work items per row), look-ahead on a
+// second queue (la), panels by halves (rec) and the trailing update in
+// `chunks` products on all but `reserve` compute units (with look-ahead).
+struct chol_cfg {
+  int kernel, outer, partition, leaf, small, panel, lk = 1, lt = 8, la = 0, rec = 0, chunks = 1,
+      reserve = 0;
+};
+
+void set_leaf_block(int b) {
+  cl_ops::kernels::cholesky_block.set_option("CHOLESKY_BLOCK", b);
+  cl_ops::kernels::cholesky_block_inv.set_option("CHOLESKY_BLOCK", b);
+  cl_ops::kernels::cholesky_leaf.set_option("CHOLESKY_BLOCK", b);
+}
 
 void set_chol(const chol_cfg& c) {
   la::gemm_settings().kernel = c.kernel;
@@ -95,9 +108,14 @@ void set_chol(const chol_cfg& c) {
   la::cholesky_settings().outer_block = c.outer;
   if (c.outer == 0) la::cholesky_settings().partition = c.partition;
   else la::cholesky_settings().inner_partition = c.partition;
-  cl_ops::kernels::cholesky_block.set_option("CHOLESKY_BLOCK", c.leaf);
-  cl_ops::kernels::cholesky_block_inv.set_option("CHOLESKY_BLOCK", c.leaf);
+  set_leaf_block(c.leaf);
   la::cholesky_settings().panel = c.panel;
+  la::cholesky_settings().leaf = c.lk;
+  la::cholesky_settings().lookahead = c.la;
+  la::cholesky_settings().panel_recursive = c.rec;
+  la::cholesky_settings().trailing_chunks = c.chunks;
+  la::cholesky_settings().trailing_reserve = c.reserve;
+  cl_ops::kernels::cholesky_leaf.set_option("LEAF_T", c.lt);
 }
 
 chol_cfg get_chol() {
@@ -105,12 +123,55 @@ chol_cfg get_chol() {
   return {la::gemm_settings().kernel, s.outer_block,
           s.outer_block == 0 ? s.partition : s.inner_partition,
           cl_ops::kernels::cholesky_block.option("CHOLESKY_BLOCK"),
-          la::gemm_settings().small_below_pct, s.panel};
+          la::gemm_settings().small_below_pct, s.panel, s.leaf,
+          cl_ops::kernels::cholesky_leaf.option("LEAF_T"), s.lookahead, s.panel_recursive,
+          s.trailing_chunks, s.trailing_reserve};
 }
 
 // The first device path as measured on the H200 (RESULTS.md): kernel 1
 // with its best tiles, recursion with partition 8 and leaf 64.
 chol_cfg old_chol = {1, 0, 8, 64, 0, 0};
+
+// Per-phase device time of one factorisation of `da` (after one warm-up),
+// from profiling events: launches, summed kernel time and the span from
+// the first start to the last end of each phase, and the whole span. With
+// look-ahead the phases overlap, so the sums can exceed the span.
+void profile_cholesky(const matrix_cl& da, const char* label) {
+  cl_ops::context& ctx = cl_ops::context::instance();
+  { matrix_cl x = la::cholesky(da); finish(); }
+  ctx.set_profiling(true);
+  std::vector<cl_ops::launch_record> rec;
+  cl_ops::profile_sink() = &rec;
+  const double t0 = now_ms();
+  { matrix_cl x = la::cholesky(da); finish(); ctx.side_queue().finish(); }
+  const double wall = now_ms() - t0;
+  cl_ops::profile_sink() = nullptr;
+  struct acc { unsigned long long count = 0; double busy = 0, first = 1e300, last = 0; };
+  std::vector<std::pair<std::string, acc>> phases;
+  double first = 1e300, last = 0;
+  for (const auto& r : rec) {
+    if (r.event() == nullptr) continue;
+    const double s = r.event.getProfilingInfo<CL_PROFILING_COMMAND_START>() * 1e-6;
+    const double e = r.event.getProfilingInfo<CL_PROFILING_COMMAND_END>() * 1e-6;
+    auto it = std::find_if(phases.begin(), phases.end(),
+                           [&](const std::pair<std::string, acc>& p) { return p.first == r.phase; });
+    if (it == phases.end()) it = phases.insert(phases.end(), {r.phase, acc()});
+    it->second.count++;
+    it->second.busy += e - s;
+    it->second.first = std::min(it->second.first, s);
+    it->second.last = std::max(it->second.last, e);
+    first = std::min(first, s);
+    last = std::max(last, e);
+  }
+  ctx.set_profiling(false);
+  std::printf("Cholesky phases, n = %d, %s (wall %.2f ms with profiling, device span %.2f ms)\n\n"
+              "| phase | launches | kernel time (ms) | span (ms) |\n|---|---|---|---|\n",
+              da.rows(), label, wall, last - first);
+  for (const auto& p : phases)
+    std::printf("| %s | %llu | %.2f | %.2f |\n", p.first.c_str(), p.second.count, p.second.busy,
+                p.second.last - p.second.first);
+  std::printf("\n");
+}
 
 unsigned long long launches_of(const std::function<void()>& f) {
   const unsigned long long before = cl_ops::launch_count();
@@ -135,11 +196,16 @@ double gemm_sample_error(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b, con
 // Sweep tiles of both GEMM kernels at order n; keep the best of each and
 // make the faster kernel the one every product uses.
 void tune_gemm(int n, int reps) {
+  // Kernel 2 with 8 x 8 per work item in smaller groups (128 or 64 work
+  // items: two or more groups per compute unit, whose barriers do not
+  // stall each other), and TK 12 / 16 where the two buffers fit 48 KB.
   const std::vector<gemm_cfg> cfgs = {
-      {1, 128, 128, 16, 8, 8}, {1, 128, 128, 8, 8, 8}, {1, 64, 64, 16, 4, 4},
-      {2, 128, 128, 8, 8, 8},  {2, 128, 128, 4, 8, 8}, {2, 128, 64, 8, 8, 4},
-      {2, 64, 128, 8, 4, 8},   {2, 128, 128, 8, 8, 4}, {2, 128, 128, 8, 4, 8},
-      {2, 64, 64, 16, 4, 4},   {2, 64, 64, 8, 4, 4},   {2, 64, 64, 16, 4, 2}};
+      {1, 128, 128, 16, 8, 8}, {1, 64, 64, 16, 4, 4},
+      {2, 128, 128, 8, 8, 8},  {2, 128, 128, 4, 8, 8}, {2, 64, 128, 8, 4, 8},
+      {2, 128, 128, 8, 8, 4},  {2, 64, 64, 16, 4, 4},
+      {2, 64, 128, 8, 8, 8},   {2, 128, 64, 8, 8, 8},  {2, 64, 128, 12, 8, 8},
+      {2, 128, 64, 12, 8, 8},  {2, 64, 64, 8, 8, 8},   {2, 64, 64, 16, 8, 8},
+      {2, 128, 128, 6, 8, 8}};
   std::mt19937 rng(1);
   std::normal_distribution<double> nd;
   Eigen::MatrixXd a(n, n), b(n, n);
@@ -150,7 +216,7 @@ void tune_gemm(int n, int reps) {
               "| kernel | TM | TN | TK | WPTM | WPTN | ms | GFLOP/s | max rel err |\n"
               "|---|---|---|---|---|---|---|---|---|\n", n);
   double best[3] = {1e300, 1e300, 1e300};
-  gemm_cfg best_cfg[3] = {cfgs[0], cfgs[0], cfgs[3]};
+  gemm_cfg best_cfg[3] = {cfgs[0], cfgs[0], cfgs[2]};
   for (const gemm_cfg& c : cfgs) {
     if (std::size_t(c.tm / c.wm) * (c.tn / c.wn) > max_wg) continue;
     set_gemm(c);
@@ -177,48 +243,122 @@ void tune_gemm(int n, int reps) {
   std::printf("products use kernel %d\n\n", la::gemm_settings().kernel);
 }
 
-// Sweep the Cholesky paths at order n (first path and the blocked loop
-// with outer blocks, inner partitions, leaf sizes, small-tile thresholds),
-// each verified by its residual; keep the fastest. Then the gradient's
-// block size.
-void tune_cholesky(int n, int reps) {
+// Time one Cholesky configuration at order n (verified by its residual;
+// nan if that fails) and print its row of the sweep table.
+double sweep_row(const chol_cfg& c, const matrix_cl& da, double amax, int reps) {
+  set_chol(c);
+  const int n = da.rows();
+  try {
+    matrix_cl dl;
+    const unsigned long long launches = launches_of([&] { dl = la::cholesky(da); });
+    matrix_cl llt = la::multiply_transpose(dl);
+    const double resid = max_abs(download(cl_ops::subtract(llt, da))) / amax;
+    double ms = time_ms(reps, [&] { matrix_cl x = la::cholesky(da); finish(); });
+    std::printf("| %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %.2f | %.1f | %llu | %.1e |\n",
+                c.kernel, c.outer, c.panel, c.partition, c.leaf, c.small, c.lk, c.lt, c.la, c.rec,
+                c.chunks, c.reserve, ms,
+                double(n) * n * n / 3 / ms / 1e6, launches, resid);
+    return resid < 1e-12 ? ms : NAN;
+  } catch (const std::exception& e) {
+    std::printf("| %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | failed: %s | | | |\n",
+                c.kernel, c.outer, c.panel, c.partition, c.leaf, c.small, c.lk, c.lt, c.la, c.rec,
+                c.chunks, c.reserve, e.what());
+    return NAN;
+  }
+}
+
+const char* sweep_header =
+    "| GEMM kernel | outer block | panel | partition | CHOLESKY_BLOCK | small below %% | leaf kernel | "
+    "LEAF_T | look-ahead | panel by halves | trailing chunks | units reserved | ms | GFLOP/s | launches | "
+    "residual |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+
+// Sweep the Cholesky paths at order n, greedily one knob group at a time,
+// each row verified by its residual: references (the first path, the panel
+// path as measured before: leaf 1, one queue, block by block); the leaf
+// kernel (CHOLESKY_BLOCK x LEAF_T); look-ahead x panel by halves x
+// trailing chunks; the outer block. Keep the fastest, print its phases and
+// the reference's. Then, at n_large (0: skip), the outer block alone, kept
+// as cholesky_tuning::outer_block_large. Then the gradient's block size.
+void tune_cholesky(int n, int n_large, int reps) {
   Eigen::MatrixXd a = toeplitz(n);
   matrix_cl da = upload(a);
   const double amax = max_abs(a);
   const int kb = la::gemm_settings().kernel;
-  std::vector<chol_cfg> cfgs = {{1, 0, 4, 64, 0, 0}, {1, 0, 8, 64, 0, 0}, {kb, 0, 8, 64, 100, 0}};
-  for (int outer : {256, 512, 1024})  // diagonal blocks by the recursion
-    cfgs.push_back({kb, outer, 2, 64, 100, 0});
-  for (int outer : {64, 128, 192, 256, 384, 512, 768})  // fused-leaf panels
-    for (int small : {0, 100, 300}) cfgs.push_back({kb, outer, 2, 64, small, 1});
-  for (int outer : {256, 512}) cfgs.push_back({kb, outer, 2, 32, 100, 1});
-  if (kb == 2) cfgs.push_back({1, 256, 2, 64, 0, 1});  // fused panels on kernel 1
-  std::printf("Cholesky sweep, n = %d (outer block 0: the first path)\n\n"
-              "| GEMM kernel | outer block | panel | partition | CHOLESKY_BLOCK | small below %% | ms | "
-              "GFLOP/s | launches | residual |\n|---|---|---|---|---|---|---|---|---|---|\n", n);
+  const chol_cfg panel_ref = {kb, 512, 2, 32, 100, 1, 1, 8, 0, 0, 1};
+  std::printf("Cholesky sweep, n = %d (outer block 0: the first path)\n\n", n);
+  std::printf(sweep_header);
   double best = 1e300, best_old = 1e300;
   chol_cfg best_cfg = old_chol;  // if every new configuration failed
-  for (const chol_cfg& c : cfgs) {
-    set_chol(c);
-    try {
-      matrix_cl dl;
-      const unsigned long long launches = launches_of([&] { dl = la::cholesky(da); });
-      matrix_cl llt = la::multiply_transpose(dl);
-      const double resid = max_abs(download(cl_ops::subtract(llt, da))) / amax;
-      const double ms = time_ms(reps, [&] { matrix_cl x = la::cholesky(da); finish(); });
-      std::printf("| %d | %d | %d | %d | %d | %d | %.2f | %.1f | %llu | %.1e |\n", c.kernel, c.outer,
-                  c.panel, c.partition, c.leaf, c.small, ms, double(n) * n * n / 3 / ms / 1e6, launches, resid);
-      if (resid < 1e-12 && ms < best) { best = ms; best_cfg = c; }
-      if (resid < 1e-12 && c.kernel == 1 && c.outer == 0 && ms < best_old) { best_old = ms; old_chol = c; }
-    } catch (const std::exception& e) {
-      std::printf("| %d | %d | %d | %d | %d | %d | failed: %s | | | |\n", c.kernel, c.outer, c.panel, c.partition,
-                  c.leaf, c.small, e.what());
-    }
+  auto run = [&](const chol_cfg& c) {
+    const double ms = sweep_row(c, da, amax, reps);
+    if (ms < best) { best = ms; best_cfg = c; }
+    if (c.kernel == 1 && c.outer == 0 && ms < best_old) { best_old = ms; old_chol = c; }
+  };
+  run(old_chol);
+  run(panel_ref);
+  // Leaf kernels, with look-ahead and panels by halves.
+  chol_cfg base = {kb, 512, 2, 32, 100, 1, 1, 8, 1, 1, 1};
+  run(base);
+  for (auto leaf : {std::make_pair(32, 8), std::make_pair(32, 16), std::make_pair(32, 32),
+                    std::make_pair(64, 8), std::make_pair(64, 16)}) {
+    chol_cfg c = base;
+    c.lk = 2;
+    c.leaf = leaf.first;
+    c.lt = leaf.second;
+    run(c);
+  }
+  base = best_cfg;
+  for (int lak : {0, 1})
+    for (int rec : {0, 1})
+      for (int chunks : {1, 4})
+        for (int reserve : {0, 8, 24}) {
+          if (lak == 0 && (chunks > 1 || reserve > 0)) continue;
+          chol_cfg c = base;
+          c.la = lak;
+          c.rec = rec;
+          c.chunks = chunks;
+          c.reserve = reserve;
+          if (c.la != base.la || c.rec != base.rec || c.chunks != base.chunks ||
+              c.reserve != base.reserve)
+            run(c);
+        }
+  base = best_cfg;
+  for (int outer : {256, 384, 768, 1024}) {
+    chol_cfg c = base;
+    c.outer = outer;
+    if (outer != base.outer) run(c);
   }
   set_chol(best_cfg);
   std::printf("\nkept GEMM kernel %d, outer block %d, panel %d, partition %d, CHOLESKY_BLOCK %d, "
-              "small below %d%% (first path: %.2f ms, kept: %.2f ms)\n\n", best_cfg.kernel,
-              best_cfg.outer, best_cfg.panel, best_cfg.partition, best_cfg.leaf, best_cfg.small, best_old, best);
+              "small below %d%%, leaf kernel %d, LEAF_T %d, look-ahead %d, panel by halves %d, "
+              "trailing chunks %d, units reserved %d (first path: %.2f ms, kept: %.2f ms)\n\n",
+              best_cfg.kernel, best_cfg.outer, best_cfg.panel, best_cfg.partition, best_cfg.leaf,
+              best_cfg.small, best_cfg.lk, best_cfg.lt, best_cfg.la, best_cfg.rec, best_cfg.chunks,
+              best_cfg.reserve, best_old, best);
+  set_chol(panel_ref);
+  profile_cholesky(da, "panel path before (leaf 1, one queue, outer 512)");
+  set_chol(best_cfg);
+  profile_cholesky(da, "kept");
+  if (n_large > 0) {
+    Eigen::MatrixXd al = toeplitz(n_large);
+    matrix_cl dal = upload(al);
+    const double almax = max_abs(al);
+    std::printf("Outer block at n = %d (the rest as kept)\n\n", n_large);
+    std::printf(sweep_header);
+    double best_l = 1e300;
+    int kept_l = best_cfg.outer;
+    for (int outer : {512, 768, 1024, 1536}) {
+      chol_cfg c = best_cfg;
+      c.outer = outer;
+      const double ms = sweep_row(c, dal, almax, std::min(reps, 3));
+      if (ms < best_l) { best_l = ms; kept_l = outer; }
+    }
+    set_chol(best_cfg);
+    la::cholesky_settings().outer_block_large = kept_l;
+    la::cholesky_settings().large_from = (n + n_large) / 2;
+    std::printf("\nkept outer block %d from n = %d\n\n", kept_l, la::cholesky_settings().large_from);
+    profile_cholesky(dal, "kept");
+  }
   matrix_cl dl = la::cholesky(da);
   matrix_cl dadj = la::multiply(dl, dl);  // any lower-triangular adjoint
   std::printf("| grad block | ms |\n|---|---|\n");

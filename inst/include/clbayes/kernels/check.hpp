@@ -14,6 +14,11 @@ namespace opencl {
 namespace kernels {
 
 inline const char* check_source = R"(
+#ifndef SYM_TILE  // the other kernels of this source are built without it
+#define SYM_TILE 32
+#define SYM_ROWS 8
+#endif
+
 /**
  * flag[0] = 1 if any element of the rows x cols matrix A is NaN or infinite.
  */
@@ -26,16 +31,35 @@ __kernel void check_nan(__global const double* A, int rows, int cols,
 
 /**
  * flag[0] = 1 if |A[i,j] - A[j,i]| > tol * max(|A[i,j]|, |A[j,i]|) for some
- * i > j (a relative tolerance). A is n x n.
+ * i > j (a relative tolerance). A is n x n. Tiles of SYM_TILE x SYM_TILE:
+ * the group of tile (bi, bj), bi >= bj, first reads the mirror tile
+ * (bj, bi) into local memory along its columns, so that both tiles are
+ * read with coalesced loads (reading A[i, j] and A[j, i] directly makes
+ * one of the two a strided load per work item).
+ * Launch: global (T * SYM_TILE, T * SYM_ROWS), local (SYM_TILE, SYM_ROWS),
+ * T = ceil(n / SYM_TILE).
  */
 __kernel void check_symmetric(__global const double* A, int n, double tol,
                               __global int* flag) {
-  const int i = get_global_id(0);
-  const int j = get_global_id(1);
-  if (i >= n || j >= n || i <= j) return;
-  const double a = A[(long)j * n + i];
-  const double b = A[(long)i * n + j];
-  if (fabs(a - b) > tol * fmax(fabs(a), fabs(b))) flag[0] = 1;
+  __local double t[SYM_TILE][SYM_TILE + 1];
+  const int bi = get_group_id(0), bj = get_group_id(1);
+  const int x = get_local_id(0), y = get_local_id(1);
+  const int lower = bi >= bj;  // tiles above the diagonal only pass the barrier
+  // t[c][r] = A[bj * SYM_TILE + r, bi * SYM_TILE + c]
+  for (int c = y; lower && c < SYM_TILE; c += SYM_ROWS) {
+    const int row = bj * SYM_TILE + x, col = bi * SYM_TILE + c;
+    t[c][x] = row < n && col < n ? A[(long)col * n + row] : 0.0;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const int i = bi * SYM_TILE + x;
+  for (int c = y; lower && c < SYM_TILE; c += SYM_ROWS) {
+    const int j = bj * SYM_TILE + c;
+    if (i < n && j < n && i > j) {
+      const double a = A[(long)j * n + i];
+      const double b = t[x][c];  // A[j, i]
+      if (fabs(a - b) > tol * fmax(fabs(a), fabs(b))) flag[0] = 1;
+    }
+  }
 }
 
 /**
@@ -53,7 +77,7 @@ __kernel void check_diagonal_zeros(__global const double* A, int rows,
 inline kernel_cl<in_buffer, int, int, cl::Buffer> check_nan("check_nan",
                                                             check_source);
 inline kernel_cl<in_buffer, int, double, cl::Buffer> check_symmetric(
-    "check_symmetric", check_source);
+    "check_symmetric", check_source, {{"SYM_TILE", 32}, {"SYM_ROWS", 8}});
 inline kernel_cl<in_buffer, int, int, cl::Buffer> check_diagonal_zeros(
     "check_diagonal_zeros", check_source);
 

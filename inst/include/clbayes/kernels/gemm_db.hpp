@@ -15,7 +15,8 @@
 //   - rows of the local tiles padded by one double2, which keeps 16-byte
 //     alignment and spreads the transposed-layout stores over the banks.
 // The bookkeeping of op(), views and split-k is that of the first kernel
-// (stan-opencl.txt, section 3.1). Knobs as there; WPTM and WPTN must be
+// (stan-opencl.txt, section 3.1). PERSISTENT = 1 loops each group over
+// tiles (launches with fewer groups than tiles). Knobs as there; WPTM and WPTN must be
 // even and the local tiles 2 x TK x (TM + TN + 4) doubles must fit the
 // device's local memory (48 KB on NVIDIA: TM = TN = 128 needs TK <= 8).
 
@@ -135,12 +136,25 @@ void gemm_db(__global double* C, __global const double* A,
   const int tx = get_local_id(0);
   const int ty = get_local_id(1);
   const int tid = ty * RTSM + tx;
-  const int i0 = get_group_id(0) * TM;
-  const int j0 = get_group_id(1) * TN;
   const int z = get_global_id(2);
   const int item = z / splits;
   const int split = z % splits;
+#if PERSISTENT
+  // Fewer groups than tiles: each group takes every G-th tile, in the
+  // order of the one-group-per-tile launch.
+  const int tiles_m = (m + TM - 1) / TM;
+  const int tiles = tiles_m * ((n + TN - 1) / TN);
+  for (int tile = get_group_id(0) + get_num_groups(0) * get_group_id(1); tile < tiles;
+       tile += get_num_groups(0) * get_num_groups(1)) {
+  const int i0 = (tile % tiles_m) * TM;
+  const int j0 = (tile / tiles_m) * TN;
+  if ((views & C_LOWER_ONLY) && i0 + TM - 1 < j0) continue;  // uniform
+#else
+  {
+  const int i0 = get_group_id(0) * TM;
+  const int j0 = get_group_id(1) * TN;
   if ((views & C_LOWER_ONLY) && i0 + TM - 1 < j0) return;  // uniform
+#endif
 
   int k_lo = 0;
   int k_hi = k;
@@ -221,14 +235,16 @@ void gemm_db(__global double* C, __global const double* A,
       }
     }
   }
+  }  // tile
 }
 )";
 
 /** Defaults for a large GPU: 128 x 128 tiles, 8 x 8 per work item
  *  (256 work items), TK 8 so that the two buffers fit 48 KB. */
-inline std::map<std::string, int> gemm_db_options(int trans_a, int trans_b) {
+inline std::map<std::string, int> gemm_db_options(int trans_a, int trans_b,
+                                                  int persistent = 0) {
   return {{"TM", 128}, {"TN", 128}, {"TK", 8}, {"WPTM", 8}, {"WPTN", 8},
-          {"TRANS_A", trans_a}, {"TRANS_B", trans_b}};
+          {"TRANS_A", trans_a}, {"TRANS_B", trans_b}, {"PERSISTENT", persistent}};
 }
 
 /** The small-tile variant used when big tiles would leave compute units
@@ -237,13 +253,22 @@ inline std::map<std::string, int> gemm_db_options(int trans_a, int trans_b) {
  *  work item, so 4 times the work groups, several resident per unit. */
 inline std::map<std::string, int> gemm_db_small_options(int trans_a, int trans_b) {
   return {{"TM", 64}, {"TN", 64}, {"TK", 16}, {"WPTM", 4}, {"WPTN", 4},
-          {"TRANS_A", trans_a}, {"TRANS_B", trans_b}};
+          {"TRANS_A", trans_a}, {"TRANS_B", trans_b}, {"PERSISTENT", 0}};
 }
 
 inline gemm_kernel gemm_db_nn("gemm_db", gemm_db_source, gemm_db_options(0, 0));
 inline gemm_kernel gemm_db_tn("gemm_db", gemm_db_source, gemm_db_options(1, 0));
 inline gemm_kernel gemm_db_nt("gemm_db", gemm_db_source, gemm_db_options(0, 1));
 inline gemm_kernel gemm_db_tt("gemm_db", gemm_db_source, gemm_db_options(1, 1));
+
+/** The large-tile kernels with a loop over tiles (PERSISTENT = 1): for
+ *  launches with fewer groups than tiles, which leave compute units free
+ *  for work on another queue (the Cholesky's look-ahead panels). Tiles as
+ *  gemm_db_*; linalg::gemm keeps them equal. */
+inline gemm_kernel gemm_db_p_nn("gemm_db", gemm_db_source, gemm_db_options(0, 0, 1));
+inline gemm_kernel gemm_db_p_tn("gemm_db", gemm_db_source, gemm_db_options(1, 0, 1));
+inline gemm_kernel gemm_db_p_nt("gemm_db", gemm_db_source, gemm_db_options(0, 1, 1));
+inline gemm_kernel gemm_db_p_tt("gemm_db", gemm_db_source, gemm_db_options(1, 1, 1));
 
 inline gemm_kernel gemm_db_small_nn("gemm_db", gemm_db_source, gemm_db_small_options(0, 0));
 inline gemm_kernel gemm_db_small_tn("gemm_db", gemm_db_source, gemm_db_small_options(1, 0));

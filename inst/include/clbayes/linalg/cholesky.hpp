@@ -52,6 +52,10 @@ struct cholesky_tuning {
    *  large product, instead of ~log(n) / log(p / (p - 1)) ever-smaller
    *  levels each with a triangular inverse of a block of b / p rows. */
   int outer_block = 512;  // H200 sweep at n = 8192 (RESULTS.md, 2026-11-22)
+  /** outer_block for matrices of at least large_from rows (0: outer_block):
+   *  the larger the trailing products, the more a wide panel pays. */
+  int outer_block_large = 0;
+  int large_from = 12288;
   /** With outer_block > 0: 1 factors each panel with the fused leaf
    *  kernel (linalg/cholesky_panel.hpp: factor and inverse of blocks of
    *  CHOLESKY_BLOCK rows in one launch, no triangular inverses), 0 with
@@ -59,6 +63,24 @@ struct cholesky_tuning {
   int panel = 1;
   /** Partition of the recursion inside a diagonal block (panel = 0). */
   int inner_partition = 2;
+  /** With panel = 1, the leaf kernel: 2 the two-dimensional
+   *  kernels/cholesky_leaf.hpp, 1 cholesky_block_inv (one work item per
+   *  row). */
+  int leaf = 2;
+  /** With panel = 1: 1 factors the panels on a second queue while the
+   *  trailing updates run (cholesky_lookahead), 0 one queue. */
+  int lookahead = 1;
+  /** With panel = 1: 1 factors each panel by halves (cholesky_panel), 0
+   *  block by block. */
+  int panel_recursive = 1;
+  /** With lookahead = 1: the trailing update of each step in this many
+   *  products, so that the side queue's panel can start between them. */
+  int trailing_chunks = 1;
+  /** With lookahead = 1 and > 0: the trailing updates run on at most
+   *  (compute units - trailing_reserve) work groups (large tiles, about
+   *  one resident per unit), so that the panel on the side queue finds
+   *  free units instead of waiting behind every tile of the update. */
+  int trailing_reserve = 0;
 };
 inline cholesky_tuning& cholesky_settings() {
   static cholesky_tuning t;
@@ -209,10 +231,20 @@ inline matrix_cl cholesky(const matrix_cl& a) {
   }
   const cholesky_tuning& s = cholesky_settings();
   const int max_wg = static_cast<int>(ctx.info().max_work_group_size);
-  const int ib = std::min(opencl::kernels::cholesky_block_inv.option("CHOLESKY_BLOCK"), max_wg);
-  const int nb = s.panel ? std::max(ib, s.outer_block / ib * ib) : s.outer_block / 32 * 32;
-  if (s.outer_block > 0 && s.panel)
-    internal::cholesky_right_looking(w, nb, ib, flag);
+  const int ib = s.leaf == 2
+                     ? std::min(opencl::kernels::cholesky_leaf.option("CHOLESKY_BLOCK"),
+                                max_wg / opencl::kernels::cholesky_leaf.option("LEAF_T"))
+                     : std::min(opencl::kernels::cholesky_block_inv.option("CHOLESKY_BLOCK"),
+                                max_wg);
+  const int outer =
+      s.outer_block_large > 0 && w.rows() >= s.large_from ? s.outer_block_large : s.outer_block;
+  const int nb = s.panel ? std::max(ib, outer / ib * ib) : outer / 32 * 32;
+  if (s.outer_block > 0 && s.panel && s.lookahead && w.rows() > nb)
+    internal::cholesky_lookahead(
+        w, nb, ib, flag, s.leaf, s.panel_recursive != 0, std::max(1, s.trailing_chunks),
+        s.trailing_reserve > 0 ? std::max(1, ctx.info().compute_units - s.trailing_reserve) : 0);
+  else if (s.outer_block > 0 && s.panel)
+    internal::cholesky_right_looking(w, nb, ib, flag, s.leaf, s.panel_recursive != 0);
   else if (s.outer_block > 0 && w.rows() > nb)
     internal::cholesky_blocked(w, nb, flag);
   else

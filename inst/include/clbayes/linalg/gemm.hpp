@@ -53,6 +53,10 @@ struct gemm_options {
   bool lower_only = false;
   int batch = 1;
   int splits = 0;
+  /** > 0: at most this many work groups (kernel 2's large tiles, each
+   *  group looping over tiles), leaving the rest of the device to another
+   *  queue. */
+  int max_groups = 0;
 };
 
 /** Which GEMM kernel the device products use: 1 the first kernel
@@ -82,6 +86,16 @@ inline opencl::kernels::gemm_kernel& gemm_db_variant(bool ta, bool tb, bool smal
   if (small) return ta ? (tb ? gemm_db_small_tt : gemm_db_small_tn)
                        : (tb ? gemm_db_small_nt : gemm_db_small_nn);
   return ta ? (tb ? gemm_db_tt : gemm_db_tn) : (tb ? gemm_db_nt : gemm_db_nn);
+}
+
+inline opencl::kernels::gemm_kernel& gemm_db_persistent(bool ta, bool tb) {
+  using namespace opencl::kernels;
+  opencl::kernels::gemm_kernel& p =
+      ta ? (tb ? gemm_db_p_tt : gemm_db_p_tn) : (tb ? gemm_db_p_nt : gemm_db_p_nn);
+  const opencl::kernels::gemm_kernel& big = gemm_db_variant(ta, tb, false);
+  for (const char* key : {"TM", "TN", "TK", "WPTM", "WPTN"})
+    if (p.option(key) != big.option(key)) p.set_option(key, big.option(key));
+  return p;
 }
 
 // The kernel for an m x n product (batch items): see gemm_tuning.
@@ -158,17 +172,25 @@ inline void gemm(matrix_cl& c, int ci, int cj, long long c_stride,
                  const gemm_block& a, const gemm_block& b, int m, int n, int k,
                  const gemm_options& opt = gemm_options()) {
   if (m <= 0 || n <= 0 || opt.batch <= 0) return;
-  opencl::kernels::gemm_kernel& kern =
-      internal::choose_kernel(a.trans, b.trans, m, n, opt.batch, opt.lower_only);
-  const int tm = kern.option("TM"), tn = kern.option("TN"), tk = kern.option("TK");
-  const int rtsm = tm / kern.option("WPTM"), rtsn = tn / kern.option("WPTN");
+  opencl::kernels::gemm_kernel* chosen =
+      &internal::choose_kernel(a.trans, b.trans, m, n, opt.batch, opt.lower_only);
+  const int tm = chosen->option("TM"), tn = chosen->option("TN"), tk = chosen->option("TK");
+  const int rtsm = tm / chosen->option("WPTM"), rtsn = tn / chosen->option("WPTN");
+  const long long tiles_m = (m + tm - 1) / tm, tiles_n = (n + tn - 1) / tn;
+  cl::NDRange groups(tiles_m, tiles_n);
+  if (opt.max_groups > 0 && tiles_m * tiles_n > opt.max_groups &&
+      chosen == &internal::gemm_db_variant(a.trans, b.trans, false)) {
+    chosen = &internal::gemm_db_persistent(a.trans, b.trans);
+    groups = cl::NDRange(opt.max_groups, 1);
+  }
+  opencl::kernels::gemm_kernel& kern = *chosen;
   const int views = internal::view_bits(a, 1, 2) | internal::view_bits(b, 4, 8) |
                     (opt.lower_only ? 16 : 0);
   int splits = opt.splits > 0 ? opt.splits
                : opt.batch == 1 ? internal::choose_splits(m, n, k, tm, tn, tk)
                                 : 1;
   const cl::NDRange local(rtsm, rtsn, 1);
-  const cl::NDRange global((m + tm - 1) / tm * rtsm, (n + tn - 1) / tn * rtsn,
+  const cl::NDRange global(groups.get()[0] * rtsm, groups.get()[1] * rtsn,
                            static_cast<std::size_t>(opt.batch) * splits);
   const cl_long c_off = static_cast<cl_long>(cj) * c.rows() + ci;
   if (splits == 1) {

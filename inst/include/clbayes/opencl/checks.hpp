@@ -45,8 +45,11 @@ inline bool is_symmetric(const matrix_cl& a, double tol = 1e-8) {
   if (a.rows() != a.cols()) return false;
   if (a.size() == 0) return true;
   return !internal::run_flag_check([&](cl::Buffer& flag) {
-    return kernels::check_symmetric(cl::NDRange(a.rows(), a.rows()), a, a.rows(),
-                                    tol, flag);
+    const int tile = kernels::check_symmetric.option("SYM_TILE");
+    const int rows = kernels::check_symmetric.option("SYM_ROWS");
+    const std::size_t tiles = (a.rows() + tile - 1) / tile;
+    return kernels::check_symmetric(cl::NDRange(tiles * tile, tiles * rows),
+                                    cl::NDRange(tile, rows), a, a.rows(), tol, flag);
   });
 }
 

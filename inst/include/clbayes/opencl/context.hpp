@@ -69,9 +69,11 @@ class context {
                                            "(cl_khr_fp64); clbayes needs it");
     try {
       cl::Context ctx(devs[device]);
-      cl::CommandQueue queue(ctx, devs[device]);  // in-order
+      cl::CommandQueue queue(ctx, devs[device], queue_properties());  // in-order
       context_ = ctx;
       queue_ = queue;
+      side_queue_ = cl::CommandQueue();
+      on_side_ = false;
       device_ = devs[device];
     } catch (const cl::Error& e) {
       throw opencl_error("creating a context on '" + info.name + "'", e.err());
@@ -85,9 +87,12 @@ class context {
   /** Drop the selected device: later work runs on the CPU paths. */
   void deselect() {
     if (selected_) queue_.finish();
+    if (selected_ && side_queue_() != nullptr) side_queue_.finish();
     programs_.clear();
     context_ = cl::Context();
     queue_ = cl::CommandQueue();
+    side_queue_ = cl::CommandQueue();
+    on_side_ = false;
     device_ = cl::Device();
     info_ = device_info();
     selected_ = false;
@@ -128,10 +133,56 @@ class context {
     require_device();
     return context_;
   }
+  /** The queue work is enqueued on: the main in-order queue, or the side
+   *  queue inside a side_queue_scope. */
   cl::CommandQueue& queue() {
+    require_device();
+    return on_side_ ? side_queue_ : queue_;
+  }
+  /** The main queue, whatever scope is active. */
+  cl::CommandQueue& main_queue() {
     require_device();
     return queue_;
   }
+  /** A second in-order queue on the same device, made on first use: work
+   *  on it may overlap with the main queue's (the look-ahead of the
+   *  Cholesky); ordering between the two is by events only. */
+  cl::CommandQueue& side_queue() {
+    require_device();
+    if (side_queue_() == nullptr) {
+      try {
+        side_queue_ = cl::CommandQueue(context_, device_, queue_properties());
+      } catch (const cl::Error& e) {
+        throw opencl_error("creating a second command queue", e.err());
+      }
+    }
+    return side_queue_;
+  }
+  /** Route queue() to the side queue (true) or the main one (false);
+   *  returns the previous setting. See side_queue_scope. */
+  bool use_side_queue(bool on) {
+    if (on) side_queue();
+    const bool was = on_side_;
+    on_side_ = on;
+    return was;
+  }
+  /** Queues made from now on record profiling times in their events
+   *  (benchmarks only); recreates the queues after finishing them. */
+  void set_profiling(bool on) {
+    if (on == profiling_) return;
+    profiling_ = on;
+    if (!selected()) return;
+    queue_.finish();
+    if (side_queue_() != nullptr) side_queue_.finish();
+    try {
+      queue_ = cl::CommandQueue(context_, device_, queue_properties());
+      side_queue_ = cl::CommandQueue();
+      on_side_ = false;
+    } catch (const cl::Error& e) {
+      throw opencl_error("creating a profiling command queue", e.err());
+    }
+  }
+  bool profiling() const { return profiling_; }
   cl::Device& device() {
     require_device();
     return device_;
@@ -141,8 +192,8 @@ class context {
   /** Kernel `name` from `source` built with `options`, compiled once per
    *  device and cached: the key is the source's address (kernel sources are
    *  string literals with static storage), the name and the options. */
-  cl::Kernel kernel(const std::string& name, const char* source,
-                    const std::string& options) {
+  cl::Kernel& kernel(const std::string& name, const char* source,
+                     const std::string& options) {
     require_device();
     const std::string key = std::to_string(reinterpret_cast<std::uintptr_t>(source)) +
                             '\n' + name + '\n' + options;
@@ -201,6 +252,10 @@ class context {
   };
 
   context() = default;
+
+  cl_command_queue_properties queue_properties() const {
+    return profiling_ ? CL_QUEUE_PROFILING_ENABLE : 0;
+  }
 
   static std::vector<cl::Platform> all_platforms() {
     std::vector<cl::Platform> platforms;
@@ -264,9 +319,25 @@ class context {
   unsigned generation_ = 0;
   cl::Context context_;
   cl::CommandQueue queue_;
+  cl::CommandQueue side_queue_;
+  bool on_side_ = false;
+  bool profiling_ = false;
   cl::Device device_;
   device_info info_;
   std::map<std::string, cached> programs_;
+};
+
+/** While alive, work enqueued through context::queue() (every kernel_cl
+ *  launch) goes to the side queue. */
+class side_queue_scope {
+ public:
+  side_queue_scope() : was_(context::instance().use_side_queue(true)) {}
+  ~side_queue_scope() { context::instance().use_side_queue(was_); }
+  side_queue_scope(const side_queue_scope&) = delete;
+  side_queue_scope& operator=(const side_queue_scope&) = delete;
+
+ private:
+  bool was_;
 };
 
 }  // namespace opencl

@@ -16,6 +16,7 @@
 
 #include "context.hpp"
 #include "matrix_cl.hpp"
+#include "profile.hpp"
 
 #include <array>
 #include <map>
@@ -126,7 +127,7 @@ class kernel_cl {
     context& ctx = context::instance();
     int dummy[] = {0, (internal::check_arg_device<Args>(args), 0)...};
     (void)dummy;
-    cl::Kernel k = ctx.kernel(name_, source_, internal::build_options(options_));
+    cl::Kernel& k = compiled(ctx);
     std::vector<cl::Event> waits;
     cl_uint index = 0;
     try {
@@ -138,6 +139,7 @@ class kernel_cl {
       ctx.queue().enqueueNDRangeKernel(k, cl::NullRange, global, local,
                                        waits.empty() ? nullptr : &waits, &event);
       ++launch_count();
+      if (profile_sink() != nullptr) profile_sink()->push_back({profile_phase(), event});
       int rec[] = {0, (internal::kernel_arg<Args>::record(args, event), 0)...};
       (void)rec;
       return event;
@@ -172,12 +174,31 @@ class kernel_cl {
   const std::string& name() const { return name_; }
   int option(const std::string& key) const { return options_.at(key); }
   /** Change a tuning define; the next launch builds (and caches) that variant. */
-  void set_option(const std::string& key, int value) { options_[key] = value; }
+  void set_option(const std::string& key, int value) {
+    options_[key] = value;
+    compiled_ = nullptr;
+  }
 
  private:
+  // The context's cached kernel for the current options, remembered here
+  // (a pointer into the context's cache, which owns it) so that a launch
+  // skips building the options string and the lookup: the Cholesky's
+  // panels are hundreds of short launches. Valid while the device
+  // selection (generation, which clears the cache) and the options are
+  // unchanged.
+  cl::Kernel& compiled(context& ctx) const {
+    if (compiled_ == nullptr || compiled_generation_ != ctx.generation()) {
+      compiled_ = &ctx.kernel(name_, source_, internal::build_options(options_));
+      compiled_generation_ = ctx.generation();
+    }
+    return *compiled_;
+  }
+
   std::string name_;
   const char* source_;
   std::map<std::string, int> options_;
+  mutable cl::Kernel* compiled_ = nullptr;
+  mutable unsigned compiled_generation_ = 0;
 };
 
 /** Round n up to a multiple of m (global sizes for fixed work groups). */

@@ -59,6 +59,22 @@ class matrix_cl {
     // commands already queued on it have finished (clReleaseMemObject).
   }
 
+  /** A second handle on the same buffer, with its own empty event lists:
+   *  for an algorithm that orders its work on disjoint parts of one matrix
+   *  itself, on two queues (the look-ahead Cholesky), so that launches on
+   *  one part do not wait for the other. The caller must make the alias
+   *  wait for this matrix's pending events, and this matrix for the
+   *  alias's work when done (linalg/cholesky_panel.hpp). */
+  matrix_cl alias() const {
+    matrix_cl a;
+    a.buffer_ = buffer_;
+    a.rows_ = rows_;
+    a.cols_ = cols_;
+    a.view_ = view_;
+    a.generation_ = generation_;
+    return a;
+  }
+
   int rows() const { return rows_; }
   int cols() const { return cols_; }
   long long size() const {
