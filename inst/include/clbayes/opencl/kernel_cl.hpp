@@ -126,7 +126,7 @@ class kernel_cl {
     context& ctx = context::instance();
     int dummy[] = {0, (internal::check_arg_device<Args>(args), 0)...};
     (void)dummy;
-    cl::Kernel k = ctx.kernel(name_, source_, internal::build_options(options_));
+    cl::Kernel k = ctx.kernel(name_, source_, options_string());
     std::vector<cl::Event> waits;
     cl_uint index = 0;
     try {
@@ -159,7 +159,7 @@ class kernel_cl {
    *  device's limit). Builds and caches the variant if needed. */
   std::size_t max_work_group_size() const {
     context& ctx = context::instance();
-    cl::Kernel k = ctx.kernel(name_, source_, internal::build_options(options_));
+    cl::Kernel k = ctx.kernel(name_, source_, options_string());
     try {
       return k.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(ctx.device());
     } catch (const cl::Error& e) {
@@ -172,12 +172,25 @@ class kernel_cl {
   const std::string& name() const { return name_; }
   int option(const std::string& key) const { return options_.at(key); }
   /** Change a tuning define; the next launch builds (and caches) that variant. */
-  void set_option(const std::string& key, int value) { options_[key] = value; }
+  void set_option(const std::string& key, int value) {
+    auto it = options_.find(key);
+    if (it != options_.end() && it->second == value) return;
+    options_[key] = value;
+    options_str_.clear();
+  }
 
  private:
+  // The -D string, rebuilt only after an option changed (a kernel launched
+  // again and again with the same options, as gpu_sum's is, skips it).
+  const std::string& options_string() const {
+    if (options_str_.empty()) options_str_ = internal::build_options(options_);
+    return options_str_;
+  }
+
   std::string name_;
   const char* source_;
   std::map<std::string, int> options_;
+  mutable std::string options_str_;
 };
 
 /** Round n up to a multiple of m (global sizes for fixed work groups). */
