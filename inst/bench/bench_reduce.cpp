@@ -126,6 +126,18 @@ double call_seconds(const cl::Buffer& xd, std::size_t n, sum_method m, const dev
 
 double gbs(std::size_t n, double seconds) { return n * 8.0 / seconds / 1e9; }
 
+// GB/s of a sweep point, or 0 where the variant fails to build or launch
+// (a sweep goes on; the verification runs only the variants it names).
+double try_gbs(const cl::Buffer& xd, std::size_t n, sum_method m, const device::tuning& tune,
+               device::workspace& ws, int runs) {
+  try {
+    return gbs(n, call_seconds(xd, n, m, tune, ws, runs));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "sweep point failed: %s\n", e.what());
+    return 0;
+  }
+}
+
 // The stream kernel alone: `launches` fused launches back to back, one wait
 // at the end; seconds per launch (median of `runs`).
 double kernel_only_seconds(const cl::Buffer& xd, std::size_t n, sum_method m,
@@ -211,7 +223,7 @@ void variant_sweep(const cl::Buffer& xd, std::size_t hn, device::workspace& ws,
     for (int vw : vws) {
       std::printf("| double%d |", vw);
       for (int u : unrolls) {
-        const double g = gbs(hn, call_seconds(xd, hn, m, stream_tuning(0, 0, u, -1, vw), ws, runs));
+        const double g = try_gbs(xd, hn, m, stream_tuning(0, 0, u, -1, vw), ws, runs);
         if (g > best_a) {
           best_a = g;
           best_vw = vw;
@@ -231,7 +243,7 @@ void variant_sweep(const cl::Buffer& xd, std::size_t hn, device::workspace& ws,
       if (static_cast<std::size_t>(w) > max_wg) continue;
       std::printf("| %d |", w);
       for (int c : per_cus) {
-        const double g = gbs(hn, call_seconds(xd, hn, m, stream_tuning(0, w, 0, -1, 0, c), ws, runs));
+        const double g = try_gbs(xd, hn, m, stream_tuning(0, w, 0, -1, 0, c), ws, runs);
         if (g > best_b) {
           best_b = g;
           best_wg = w;
@@ -243,7 +255,7 @@ void variant_sweep(const cl::Buffer& xd, std::size_t hn, device::workspace& ws,
     }
     const device::tuning both = stream_tuning(0, best_wg, best_u, -1, best_vw, best_c);
     double meds[3];
-    for (double& md : meds) md = gbs(hn, call_seconds(xd, hn, m, both, ws, runs));
+    for (double& md : meds) md = try_gbs(xd, hn, m, both, ws, runs);
     std::sort(meds, meds + 3);
     std::printf("\nbest %s: double%d, unroll %d (%.0f GB/s); work group %d, %d per CU (%.0f "
                 "GB/s); together: %.0f %.0f %.0f GB/s (3 medians)\n\n", method_name(m), best_vw,
@@ -398,9 +410,10 @@ int main(int argc, char** argv) {
     std::size_t hn = 1;
     while (hn * 2 <= max_n) hn *= 2;
     const long double href = reference_sum(x.data(), hn);
+    const int cpu_runs = target ? 3 : std::max(3, reps / 5);  // CPU loops take 0.2-0.4 s
     double kahan_value = 0;
     const double t_kahan = median_seconds([&] { kahan_value = kahan_loop(x.data(), hn); },
-                                          std::max(3, reps / 5));
+                                          cpu_runs);
     std::printf("## n = %zu (2^%d)\n\n", hn, ceil_log2(hn));
     std::printf("sequential CPU Kahan loop (double): %.3f ms, %.2f GB/s, rel. error %.2e\n\n",
                 t_kahan * 1e3, hn * 8.0 / t_kahan / 1e9, rel(kahan_value, href));
@@ -411,7 +424,7 @@ int main(int argc, char** argv) {
         sum_precision p = single ? sum_precision::single_precision
                                  : sum_precision::double_precision;
         const double tc = median_seconds([&] { sink = cpu::sum(x.data(), hn, m, p).sum; },
-                                         std::max(3, reps / 5));
+                                         cpu_runs);
         for (int stream = 0; stream < 2; ++stream) {
           const device::tuning tune = stream ? stream_tuning() : legacy_tuning();
           sum_result r;
@@ -424,7 +437,7 @@ int main(int argc, char** argv) {
                   cl::Buffer b = device::upload(x.data(), hn, single);
                   r = device::sum(b, hn, !single, m, p, tune, &ws);
                 },
-                std::max(3, reps / 5));
+                cpu_runs);
           char with_transfer[32] = "";
           if (stream && !target)
             std::snprintf(with_transfer, sizeof with_transfer, "%.2f", tt * 1e3);
@@ -438,7 +451,7 @@ int main(int argc, char** argv) {
     {
       const double tc = median_seconds([&] { sink = cpu::sum(x.data(), hn, sum_method::naive,
                                                             sum_precision::double_precision).sum; },
-                                       std::max(3, reps / 5));
+                                       cpu_runs);
       std::printf("| naive (CPU) | double | | | | %.2e | | %.2f |\n\n",
                   rel(cpu::sum(x.data(), hn, sum_method::naive,
                                sum_precision::double_precision).sum, href), tc * 1e3);

@@ -145,7 +145,7 @@ inline void group_tree(__local real* ls, __local real* lc, int active, int t) {
  * (result[1] for kahan, else 0) is the root. counter must be 0 at launch.
  */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void reduce_stream(__global const src* x, long n, int iters,
+void reduce_stream(__global const src* restrict x, long n, int iters,
                    __global real* part_s, __global real* part_c,
                    __global int* counter, __global real* result) {
   __local real ls[WG];
@@ -158,7 +158,7 @@ void reduce_stream(__global const src* x, long n, int iters,
   const int t = get_local_id(0);
   const long T = get_global_size(0);
   const long id = get_global_id(0);
-  __global const srcv* xv = (__global const srcv*)x;
+  __global const srcv* restrict xv = (__global const srcv*)x; /* read-only path */
   /* iterations whose UNROLL * T vectors all lie in x: no bounds checks */
   const long full = n / ((long)UNROLL * VW * T);
   real s, c = 0;
