@@ -137,6 +137,12 @@ inline sum_result sum(const cl::Buffer& x, std::uint64_t n, bool x_double,
                                  counter, result);
     if (ss.fuse) {
       if (first_read != nullptr) *first_read = ev;
+      // Submit the kernel now, so that it runs while the host enqueues the read.
+      try {
+        opencl::context::instance().queue().flush();
+      } catch (const cl::Error& e) {
+        throw opencl_error("submitting the reduction kernel", e.err());
+      }
       const double root = read_root(result, result, real_size, kahan, single, tune, w);
       return method == sum_method::div2 ? from_div2(root, ceil_log2(n), n) : from_sum(root, n);
     }
