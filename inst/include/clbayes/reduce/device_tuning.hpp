@@ -42,7 +42,7 @@ struct tuning {
   int vector_width = 0;   // stream: values per vector load (1, 2, 4, 8)
   int fuse = -1;          // stream: 1 the last group combines, 0 a launch more
   wait_kind wait = wait_kind::automatic;  // how the host waits for the root
-  int pinned = -1;        // 1: read the root into pinned (page-locked) memory
+  int pinned = -1;        // 0: read the root into pageable memory; else pinned
 };
 
 // Defaults, from reasoning about the H200 (132 compute units, at most 2048

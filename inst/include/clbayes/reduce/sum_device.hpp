@@ -68,7 +68,8 @@ inline launch_shape choose_shape(const tuning& tune, bool single, bool kahan) {
 
 /**
  * Sum and mean of the n values in `x` (doubles when x_double, else floats)
- * by `method` (not naive) in `precision`. `first_read`, when given,
+ * by `method` (not naive) in `precision`, with scratch from `ws` (by
+ * default the session's default_workspace()). `first_read`, when given,
  * receives the event of the first kernel that reads x.
  */
 inline sum_result sum(const cl::Buffer& x, std::uint64_t n, bool x_double,
