@@ -174,7 +174,7 @@ void latency_section(const cl::Buffer& xd, std::size_t hn, device::workspace& ws
                       {"pinned + poll", device::wait_kind::poll, 1}};
   const int runs = std::max(reps, 51);
   cl::Buffer& result = ws.get(5, 2 * sizeof(double));
-  const std::size_t small = 65536;
+  const std::size_t small = std::min<std::size_t>(65536, hn);
   std::printf("## Latency: microseconds per call by how the host waits for the root (median of %d)\n\n"
               "| wait for the root | 16-byte read alone | div2, n = %zu | div2, n = 2^%d | "
               "kahan, n = 2^%d |\n|---|---|---|---|---|\n",
