@@ -153,6 +153,10 @@
     .Call(`_clbayes_cpp_sum_gpu`, ptr, method, precision)
 }
 
+.cpp_sum_tuned <- function(x, method, precision, knobs) {
+    .Call(`_clbayes_cpp_sum_tuned`, x, method, precision, knobs)
+}
+
 .cpp_slice_new <- function(init, width, lower, upper, method, stepout, metric, n_proposals, warmup, n_iter, max_steps, seed) {
     .Call(`_clbayes_cpp_slice_new`, init, width, lower, upper, method, stepout, metric, n_proposals, warmup, n_iter, max_steps, seed)
 }

@@ -486,6 +486,20 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_sum_tuned
+Rcpp::NumericVector cpp_sum_tuned(Rcpp::NumericVector x, std::string method, std::string precision, Rcpp::IntegerVector knobs);
+RcppExport SEXP _clbayes_cpp_sum_tuned(SEXP xSEXP, SEXP methodSEXP, SEXP precisionSEXP, SEXP knobsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type x(xSEXP);
+    Rcpp::traits::input_parameter< std::string >::type method(methodSEXP);
+    Rcpp::traits::input_parameter< std::string >::type precision(precisionSEXP);
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type knobs(knobsSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_sum_tuned(x, method, precision, knobs));
+    return rcpp_result_gen;
+END_RCPP
+}
 // cpp_slice_new
 SEXP cpp_slice_new(Rcpp::NumericMatrix init, Rcpp::NumericVector width, Rcpp::NumericVector lower, Rcpp::NumericVector upper, std::string method, std::string stepout, std::string metric, int n_proposals, int warmup, int n_iter, int max_steps, double seed);
 RcppExport SEXP _clbayes_cpp_slice_new(SEXP initSEXP, SEXP widthSEXP, SEXP lowerSEXP, SEXP upperSEXP, SEXP methodSEXP, SEXP stepoutSEXP, SEXP metricSEXP, SEXP n_proposalsSEXP, SEXP warmupSEXP, SEXP n_iterSEXP, SEXP max_stepsSEXP, SEXP seedSEXP) {
@@ -732,6 +746,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_clbayes_cpp_tcrossprod_gpu", (DL_FUNC) &_clbayes_cpp_tcrossprod_gpu, 1},
     {"_clbayes_cpp_sum", (DL_FUNC) &_clbayes_cpp_sum, 4},
     {"_clbayes_cpp_sum_gpu", (DL_FUNC) &_clbayes_cpp_sum_gpu, 3},
+    {"_clbayes_cpp_sum_tuned", (DL_FUNC) &_clbayes_cpp_sum_tuned, 4},
     {"_clbayes_cpp_slice_new", (DL_FUNC) &_clbayes_cpp_slice_new, 12},
     {"_clbayes_cpp_slice_start", (DL_FUNC) &_clbayes_cpp_slice_start, 2},
     {"_clbayes_cpp_slice_run", (DL_FUNC) &_clbayes_cpp_slice_run, 3},

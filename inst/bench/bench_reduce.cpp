@@ -1,26 +1,39 @@
 // Benchmark of gpu_sum() / gpu_mean()'s core (accurate-reduction.txt):
-//   g++ -std=c++17 -O3 -march=native -DCLBAYES_OPENCL -I inst/include
-//       -I .bench-deps inst/bench/bench_reduce.cpp -o bench_reduce -lOpenCL
-//   ./bench_reduce [max_n] [reps] [table2_max_n] [sweep]
+//   make -C inst/bench bench_reduce
+//   ./bench_reduce [max_n] [reps] [table2_max_n] [mode]
 // defaults: max_n = 134217728 (2^27), reps = 15, table2_max_n = max_n,
-// sweep = 1 (0: a small stream-kernel sweep, for slow devices such as PoCL).
+// mode = 1. Modes:
+//   0  everything below with a small stream sweep (slow devices: PoCL);
+//   1  everything below with the old full stream sweep;
+//   2  the target run (about a minute on an H200): verification, the
+//      headline, the call-latency breakdown, the variant sweep and the
+//      default's figure as 5 separate medians; reps >= 51 advised.
 // Two device kernels are compared side by side: "legacy" (the paper's
 // multi-level launches) and "stream" (one launch, the default).
+//
+// Every device time is the whole gpu_sum call with the data on the device:
+// all launches and the root read back to the host (device::sum with a kept
+// workspace, as gpu_sum() keeps its own), median of `reps` calls after one
+// warm-up; GB/s = 8 n / time for doubles (4 n for floats).
 //
 // 1. Verification: every device method and precision against the CPU path
 //    and a long-double reference, at several lengths (max errors printed).
 // 2. Headline at the largest power of two <= max_n: every method, both
-//    precisions, device-resident and with the transfer, in GB/s, with the
-//    error of each result and of the sequential CPU Kahan loop.
-// 3. Table 3 of the paper: problem sizes 65535 * 2^k by block sizes
-//    128 ... 2048, speedup of div2 and of kahan (float64, device-resident)
-//    over the sequential CPU Kahan loop, and GB/s.
-// 4. Tuning: block size x work-group size at the headline size (legacy),
-//    and groups x work group x unroll, fused or not (stream).
-// 5. Table 2 of the paper: means of U(0, 1) and N(6, 1) data in single
-//    precision, naive (CPU) vs kahan vs div2 (device) vs the double mean.
-// Times are medians of `reps` runs after one warm-up; a device time ends
-// when the result is back on the host.
+//    precisions, in GB/s, with the error of each result and of the
+//    sequential CPU Kahan loop (mode 0/1: also with the transfer).
+// 3. Latency (mode 2): what a call costs besides reading x: a 16-byte read
+//    alone, a short sum, and the kernel alone (20 launches back to back,
+//    one wait), for each way of waiting for the root.
+// 4. Sweep (mode 2): the stream kernel's knobs at the headline size, div2
+//    and kahan in double: vector width x unroll, then work group x groups
+//    per compute unit, then the best of both together.
+// 5. Table 3 of the paper (mode 0/1): problem sizes 65535 * 2^k by block
+//    sizes 128 ... 2048, speedup over the sequential CPU Kahan loop, GB/s.
+// 6. Tuning (mode 0/1): block x work group (legacy), groups x work group x
+//    unroll (stream).
+// 7. Table 2 of the paper (mode 0/1): means of U(0, 1) and N(6, 1) data in
+//    single precision, naive (CPU) vs kahan vs div2 (device) vs the double
+//    mean.
 
 #include <clbayes/reduce/sum.hpp>
 
@@ -90,14 +103,185 @@ device::tuning legacy_tuning() {
   return t;
 }
 
-device::tuning stream_tuning(int groups = 0, int wg = 0, int unroll = 0, int fuse = -1) {
+device::tuning stream_tuning(int groups = 0, int wg = 0, int unroll = 0, int fuse = -1,
+                             int vw = 0, int per_cu = 0) {
   device::tuning t;
   t.kernel = device::kernel_kind::stream;
   t.groups = groups;
   t.work_group = wg;
   t.unroll = unroll;
   t.fuse = fuse;
+  t.vector_width = vw;
+  t.groups_per_cu = per_cu;
   return t;
+}
+
+// Seconds of one whole gpu_sum call (median of `runs` after a warm-up).
+double call_seconds(const cl::Buffer& xd, std::size_t n, sum_method m, const device::tuning& tune,
+                    device::workspace& ws, int runs) {
+  return median_seconds(
+      [&] { sink = device::sum(xd, n, true, m, sum_precision::double_precision, tune, &ws).sum; },
+      runs);
+}
+
+double gbs(std::size_t n, double seconds) { return n * 8.0 / seconds / 1e9; }
+
+// GB/s of a sweep point, or 0 where the variant fails to build or launch
+// (a sweep goes on; the verification runs only the variants it names).
+double try_gbs(const cl::Buffer& xd, std::size_t n, sum_method m, const device::tuning& tune,
+               device::workspace& ws, int runs) {
+  try {
+    return gbs(n, call_seconds(xd, n, m, tune, ws, runs));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "sweep point failed: %s\n", e.what());
+    return 0;
+  }
+}
+
+// The stream kernel alone: `launches` fused launches back to back, one wait
+// at the end; seconds per launch (median of `runs`).
+double kernel_only_seconds(const cl::Buffer& xd, std::size_t n, sum_method m,
+                           const device::tuning& tune, device::workspace& ws, int runs) {
+  device::stream_shape ss;
+  if (!device::choose_stream(tune, false, m == sum_method::kahan, n, ss) || !ss.fuse) return 0;
+  const int launches = 20;
+  cl::Buffer& ps = ws.get(0, (ss.groups + 1) * sizeof(double));
+  cl::Buffer& pc = ws.get(1, (ss.groups + 1) * sizeof(double));
+  cl::Buffer& counter = ws.get_zeroed(4, sizeof(cl_int));
+  cl::Buffer& result = ws.get(5, 2 * sizeof(double));
+  cl::CommandQueue& q = clbayes::opencl::context::instance().queue();
+  const int code = device::method_code(m);
+  return median_seconds(
+             [&] {
+               for (int l = 0; l < launches; ++l)
+                 device::launch_stream(ss, xd, n, true, code, false, ps, pc, counter, result);
+               q.finish();
+             },
+             runs) /
+         launches;
+}
+
+// 3. What a call costs besides reading x, for each way of waiting.
+void latency_section(const cl::Buffer& xd, std::size_t hn, device::workspace& ws) {
+  struct way {
+    const char* name;
+    device::wait_kind wait;
+    int pinned;
+  };
+  const way ways[] = {{"pageable + clFinish (before)", device::wait_kind::finish, 0},
+                      {"pinned + clFinish", device::wait_kind::finish, 1},
+                      {"pageable + poll", device::wait_kind::poll, 0},
+                      {"pinned + poll", device::wait_kind::poll, 1}};
+  const int runs = std::max(reps, 51);
+  cl::Buffer& result = ws.get(5, 2 * sizeof(double));
+  const std::size_t small = std::min<std::size_t>(65536, hn);
+  std::printf("## Latency: microseconds per call by how the host waits for the root (median of %d)\n\n"
+              "| wait for the root | 16-byte read alone | div2, n = %zu | div2, n = 2^%d | "
+              "kahan, n = 2^%d |\n|---|---|---|---|---|\n",
+              runs, small, ceil_log2(hn), ceil_log2(hn));
+  for (const way& w : ways) {
+    device::tuning tune = stream_tuning();
+    tune.wait = w.wait;
+    tune.pinned = w.pinned;
+    const double t_read = median_seconds(
+        [&] { sink = device::read_root(result, result, 8, true, false, tune, ws); }, runs);
+    const double t_small = call_seconds(xd, small, sum_method::div2, tune, ws, runs);
+    const double t_div2 = call_seconds(xd, hn, sum_method::div2, tune, ws, runs);
+    const double t_kahan = call_seconds(xd, hn, sum_method::kahan, tune, ws, runs);
+    std::printf("| %s | %.1f | %.1f | %.1f (%.0f GB/s) | %.1f (%.0f GB/s) |\n", w.name,
+                t_read * 1e6, t_small * 1e6, t_div2 * 1e6, gbs(hn, t_div2), t_kahan * 1e6,
+                gbs(hn, t_kahan));
+  }
+  std::printf("\nthe kernel alone (20 launches back to back, one clFinish), default shape:\n\n");
+  for (sum_method m : {sum_method::div2, sum_method::kahan}) {
+    const double tk = kernel_only_seconds(xd, hn, m, stream_tuning(), ws, std::max(5, reps / 5));
+    std::printf("- %s: %.1f us a launch, %.0f GB/s\n", method_name(m), tk * 1e6, gbs(hn, tk));
+  }
+  std::printf("\n");
+}
+
+// 4. The stream kernel's knobs at the headline size; returns nothing, prints
+// the tables and the best setting of each method.
+void variant_sweep(const cl::Buffer& xd, std::size_t hn, device::workspace& ws,
+                   std::size_t max_wg) {
+  const int runs = std::max(reps, 51);
+  const int vws[] = {1, 2, 4};
+  const int unrolls[] = {2, 4, 8, 16};
+  const int wgs[] = {128, 256, 512, 1024};
+  const int per_cus[] = {1, 2, 4, 8, 16};
+  std::printf("## Sweep at n = %zu, double, stream kernel: GB/s of the whole call (median of "
+              "%d); defaults: vector width %d, unroll %d, work group %d, %d groups per compute "
+              "unit\n\n", hn, runs, device::default_vector_width_double, device::default_unroll,
+              device::default_stream_work_group, device::default_groups_per_cu);
+  for (sum_method m : {sum_method::div2, sum_method::kahan}) {
+    std::printf("### %s\n\nvector width (rows) x unroll (columns), default grid:\n\n| vw |",
+                method_name(m));
+    for (int u : unrolls) std::printf(" unroll %d |", u);
+    std::printf("\n|---|---|---|---|---|\n");
+    double best_a = 0;
+    int best_vw = 0, best_u = 0;
+    for (int vw : vws) {
+      std::printf("| double%d |", vw);
+      for (int u : unrolls) {
+        const double g = try_gbs(xd, hn, m, stream_tuning(0, 0, u, -1, vw), ws, runs);
+        if (g > best_a) {
+          best_a = g;
+          best_vw = vw;
+          best_u = u;
+        }
+        std::printf(" %.0f |", g);
+      }
+      std::printf("\n");
+    }
+    std::printf("\nwork group (rows) x groups per compute unit (columns; groups = the power "
+                "of two <= that x CUs), default vector width and unroll:\n\n| wg |");
+    for (int c : per_cus) std::printf(" %d/CU |", c);
+    std::printf("\n|---|---|---|---|---|---|\n");
+    double best_b = 0;
+    int best_wg = 0, best_c = 0;
+    for (int w : wgs) {
+      if (static_cast<std::size_t>(w) > max_wg) continue;
+      std::printf("| %d |", w);
+      for (int c : per_cus) {
+        const double g = try_gbs(xd, hn, m, stream_tuning(0, w, 0, -1, 0, c), ws, runs);
+        if (g > best_b) {
+          best_b = g;
+          best_wg = w;
+          best_c = c;
+        }
+        std::printf(" %.0f |", g);
+      }
+      std::printf("\n");
+    }
+    const device::tuning both = stream_tuning(0, best_wg, best_u, -1, best_vw, best_c);
+    double meds[3];
+    for (double& md : meds) md = try_gbs(xd, hn, m, both, ws, runs);
+    std::sort(meds, meds + 3);
+    std::printf("\nbest %s: double%d, unroll %d (%.0f GB/s); work group %d, %d per CU (%.0f "
+                "GB/s); together: %.0f %.0f %.0f GB/s (3 medians)\n\n", method_name(m), best_vw,
+                best_u, best_a, best_wg, best_c, best_b, meds[0], meds[1], meds[2]);
+  }
+}
+
+// The default choice of gpu_sum, 5 separate medians per method: the spread.
+void repeated_defaults(const cl::Buffer& xd, std::size_t hn, device::workspace& ws) {
+  const int runs = std::max(reps, 51);
+  std::printf("## Defaults at n = %zu, double: GB/s of the whole call, 5 separate medians of %d "
+              "calls (legacy kernel for comparison)\n\n| method | kernel | 1 | 2 | 3 | 4 | 5 | "
+              "median |\n|---|---|---|---|---|---|---|---|\n", hn, runs);
+  for (sum_method m : device_methods)
+    for (int k = 0; k < 2; ++k) {
+      const device::tuning tune = k == 0 ? device::tuning() : legacy_tuning();
+      double g[5];
+      std::printf("| %s | %s |", method_name(m), k == 0 ? "default (stream)" : "legacy");
+      for (double& v : g) {
+        v = gbs(hn, call_seconds(xd, hn, m, tune, ws, runs));
+        std::printf(" %.0f |", v);
+      }
+      std::sort(g, g + 5);
+      std::printf(" %.0f |\n", g[2]);
+    }
+  std::printf("\n");
 }
 
 // GB/s of the stream kernel over its knobs at the headline size hn, then
@@ -152,7 +336,9 @@ int main(int argc, char** argv) {
   std::size_t max_n = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : (std::size_t(1) << 27);
   if (argc > 2) reps = std::max(1, std::atoi(argv[2]));
   std::size_t t2_max = argc > 3 ? std::strtoull(argv[3], nullptr, 10) : max_n;
-  const bool full_sweep = argc > 4 ? std::atoi(argv[4]) != 0 : true;
+  const int mode = argc > 4 ? std::atoi(argv[4]) : 1;
+  const bool full_sweep = mode == 1;
+  const bool target = mode == 2;
   if (max_n < 65535) max_n = 65535;
   try {
     clbayes::opencl::context& ctx = clbayes::opencl::context::instance();
@@ -180,16 +366,20 @@ int main(int argc, char** argv) {
     // Kernels checked: legacy, the stream default, and stream shapes that
     // exercise a long binary counter (few groups), 8 loads in flight, the
     // unfused second launch and many groups per last-group item.
-    const char* variant_names[] = {"legacy", "stream", "stream g1 u1", "stream u8",
-                                   "stream unfused", "stream g2048 wg64"};
+    // vw1 u16 and vw4 u2 check the other vector widths; "g1 u1" a long
+    // binary counter, up to the full LSTACK (the grid grows past it).
+    const char* variant_names[] = {"legacy", "stream", "stream g1 u1", "stream vw1 u16",
+                                   "stream vw4 u2", "stream unfused", "stream g2048 wg64"};
     const device::tuning variants[] = {legacy_tuning(), stream_tuning(),
-                                       stream_tuning(1, 64, 1), stream_tuning(0, 0, 8),
-                                       stream_tuning(0, 0, 0, 0), stream_tuning(2048, 64, 2)};
+                                       stream_tuning(1, 64, 1), stream_tuning(0, 0, 16, -1, 1),
+                                       stream_tuning(0, 0, 2, -1, 4), stream_tuning(0, 0, 0, 0),
+                                       stream_tuning(2048, 64, 2)};
     const int n_variants = sizeof(variants) / sizeof(variants[0]);
     double worst_double[sizeof(variants) / sizeof(variants[0])] = {0};
     double worst_cpu_kahan = 0;
-    const std::size_t checks[] = {1, 2, 3, 127, 128, 129, 1023, 1024, 1025, 2047,
-                                  2048, 2049, 4095, 4097, 65537, 1000003, 3 * 1048576 + 5, max_n};
+    const std::size_t checks[] = {1, 2, 3, 127, 128, 129, 1023, 1024, 1025, 2047, 2048, 2049,
+                                  4095, 4097, 8191, 8193, 65537, 131071, 1000003,
+                                  3 * 1048576 + 5, max_n};
     for (std::size_t n : checks) {
       if (n > max_n) continue;
       const long double ref = reference_sum(x.data(), n);
@@ -220,9 +410,10 @@ int main(int argc, char** argv) {
     std::size_t hn = 1;
     while (hn * 2 <= max_n) hn *= 2;
     const long double href = reference_sum(x.data(), hn);
+    const int cpu_runs = target ? 3 : std::max(3, reps / 5);  // CPU loops take 0.2-0.4 s
     double kahan_value = 0;
     const double t_kahan = median_seconds([&] { kahan_value = kahan_loop(x.data(), hn); },
-                                          std::max(3, reps / 5));
+                                          cpu_runs);
     std::printf("## n = %zu (2^%d)\n\n", hn, ceil_log2(hn));
     std::printf("sequential CPU Kahan loop (double): %.3f ms, %.2f GB/s, rel. error %.2e\n\n",
                 t_kahan * 1e3, hn * 8.0 / t_kahan / 1e9, rel(kahan_value, href));
@@ -233,22 +424,23 @@ int main(int argc, char** argv) {
         sum_precision p = single ? sum_precision::single_precision
                                  : sum_precision::double_precision;
         const double tc = median_seconds([&] { sink = cpu::sum(x.data(), hn, m, p).sum; },
-                                         std::max(3, reps / 5));
+                                         cpu_runs);
         for (int stream = 0; stream < 2; ++stream) {
           const device::tuning tune = stream ? stream_tuning() : legacy_tuning();
           sum_result r;
           const double t = median_seconds(
               [&] { r = device::sum(single ? xf : xd, hn, !single, m, p, tune, &ws); }, reps);
           double tt = 0;
-          if (stream)  // the transfer dominates; time it once per method
+          if (stream && !target)  // the transfer dominates; time it once per method
             tt = median_seconds(
                 [&] {
                   cl::Buffer b = device::upload(x.data(), hn, single);
                   r = device::sum(b, hn, !single, m, p, tune, &ws);
                 },
-                std::max(3, reps / 5));
+                cpu_runs);
           char with_transfer[32] = "";
-          if (stream) std::snprintf(with_transfer, sizeof with_transfer, "%.2f", tt * 1e3);
+          if (stream && !target)
+            std::snprintf(with_transfer, sizeof with_transfer, "%.2f", tt * 1e3);
           std::printf("| %s | %s | %s | %.3f | %.1f | %.1f | %.2e | %s | %.2f |\n",
                       method_name(m), single ? "single" : "double",
                       stream ? "stream" : "legacy", t * 1e3,
@@ -259,13 +451,20 @@ int main(int argc, char** argv) {
     {
       const double tc = median_seconds([&] { sink = cpu::sum(x.data(), hn, sum_method::naive,
                                                             sum_precision::double_precision).sum; },
-                                       std::max(3, reps / 5));
+                                       cpu_runs);
       std::printf("| naive (CPU) | double | | | | %.2e | | %.2f |\n\n",
                   rel(cpu::sum(x.data(), hn, sum_method::naive,
                                sum_precision::double_precision).sum, href), tc * 1e3);
     }
 
-    // 3. Table 3
+    if (target) {
+      latency_section(xd, hn, ws);
+      variant_sweep(xd, hn, ws, info.max_work_group_size);
+      repeated_defaults(xd, hn, ws);
+      return 0;
+    }
+
+    // 5. Table 3
     const int blocks[] = {128, 256, 512, 1024, 2048};
     for (sum_method m : {sum_method::div2, sum_method::kahan}) {
       std::printf("## Table 3 layout, %s in double: speedup over the CPU Kahan loop "
@@ -296,7 +495,7 @@ int main(int argc, char** argv) {
       std::printf("\n");
     }
 
-    // 4. tuning
+    // 6. tuning
     std::printf("## Tuning at n = %zu, double, legacy kernel: GB/s by block (rows) and work "
                 "group (columns)\n\n", hn);
     const int wgs[] = {64, 128, 256, 512, 1024};
@@ -327,7 +526,7 @@ int main(int argc, char** argv) {
     xd = cl::Buffer();
     xf = cl::Buffer();
 
-    // 5. Table 2
+    // 7. Table 2
     std::printf("## Table 2 layout: means in single precision\n\n"
                 "| data | n | naive (CPU) | kahan | div2 | pairwise | double mean |\n"
                 "|---|---|---|---|---|---|---|\n");

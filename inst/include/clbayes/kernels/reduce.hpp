@@ -36,26 +36,36 @@ namespace kernels {
 inline const char* reduce_preamble = R"(
 #pragma OPENCL FP_CONTRACT OFF
 #if REAL_FLOAT
-typedef float real;
-#define VW 4
-typedef float4 realv;
-#define convert_realv convert_float4
+#define REAL_T float
 #else
-typedef double real;
-#define VW 2
-typedef double2 realv;
-#define convert_realv convert_double2
+#define REAL_T double
 #endif
 #if SRC_DOUBLE
-typedef double src;
-#if REAL_FLOAT
-typedef double4 srcv;
+#define SRC_T double
 #else
-typedef double2 srcv;
+#define SRC_T REAL_T
 #endif
+/* VW: values per vector load (1, 2, 4 or 8; reduce_blocks uses 2 for
+ * double and 4 for float, the stream kernel takes it as an option) */
+#ifndef VW
+#if REAL_FLOAT
+#define VW 4
 #else
-typedef real src;
-typedef realv srcv;
+#define VW 2
+#endif
+#endif
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+typedef REAL_T real;
+typedef SRC_T src;
+#if VW == 1
+typedef real realv;
+typedef src srcv;
+#define convert_realv(v) ((real)(v))
+#else
+typedef CAT(REAL_T, VW) realv;
+typedef CAT(SRC_T, VW) srcv;
+#define convert_realv CAT(convert_, CAT(REAL_T, VW))
 #endif
 #define HALF ((real)0.5)
 

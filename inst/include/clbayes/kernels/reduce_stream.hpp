@@ -2,32 +2,54 @@
 #define CLBAYES_KERNELS_REDUCE_STREAM_HPP
 
 // One-launch reduction for long inputs: a grid of a few resident work groups
-// per compute unit streams over the whole input, and the last group to
-// finish combines the group partials (so gpu_sum needs one launch and one
-// read instead of the three launches of Fig. 2 of accurate-reduction.txt).
+// per compute unit streams over the whole input (a grid-stride loop), and
+// the last group to finish combines the group partials, so gpu_sum needs
+// one launch and one read instead of the three launches of Fig. 2 of
+// accurate-reduction.txt.
 //
-// The tree is still the paper's: the input, zero-padded to N = 2^D elements
-// with D = ceil(log2 n), is reduced by a perfect binary tree, halving at every
-// node for div2. Which leaves pair up does not change what section III.A
-// relies on: every node is the mean of 2^k padded leaves (so it stays within
-// [min, max] and nothing is absorbed) and the root is the padded mean, so the
-// correction C = 2^D / n is unchanged. Only the assignment of leaves differs:
+// div2 and pairwise: the tree is still the paper's perfect binary tree over
+// the input zero-padded to N = 2^D values, D = ceil(log2 n), halving at
+// every node for div2. Section III.A needs two things of it: every node is
+// the mean of the 2^k padded leaves below it (so, for non-negative data, it
+// lies in [0, max] and an addition never meets an addend beyond the data's
+// range: nothing is absorbed), and every leaf is halved exactly D times (so
+// the root is the padded mean and eq. 8's C = 2^D / n corrects it). Neither
+// depends on which leaves pair up, only on the tree being perfect; a
+// running sequence per thread (x1 + x2) / 2, then (. + x3) / 2, ... would
+// not do: it weights the leaves unequally, and a running mean would add
+// increments (x - m) / k far below the data's range, the absorption the
+// paper avoids. So the grid-stride loop keeps a perfect tree per work item:
 // with T = groups * WG work items, vector v of the input goes to item
-// v mod T, so every load of a warp reads consecutive addresses, and item t
-// reduces its N / T leaves as a perfect tree of depth log2(N / T):
-//   - UNROLL independent vector loads per iteration (memory-level
-//     parallelism), reduced by a perfect tree over the loads, then over the
-//     lanes: one chunk value of depth log2(UNROLL * VW);
-//   - the `iters` chunk values (a power of two) combined as a binary counter
-//     (one pending subtree per level, in registers: static indices only);
-//   - then the work group's tree in local memory and the tree over groups.
-// kahan accumulates its leaves compensated, lane by lane, and combines every
-// partial compensated, as in kernels/reduce.hpp.
+// v mod T (every load of a warp reads consecutive addresses), and item t
+// reduces its N / T leaves (a power of two, the host sees to it):
+//   - each iteration issues UNROLL independent vector loads of VW values
+//     before using any (memory-level parallelism), then combines them by a
+//     perfect tree over the loads and the lanes: one chunk value, the mean
+//     of UNROLL * VW leaves;
+//   - the `iters` chunk values (a power of two) are combined as a binary
+//     counter: st[l] holds the pending subtree of 2^l chunks, chunk i
+//     completes one subtree per trailing 1 bit of i. LSTACK levels (the
+//     host sets LSTACK >= log2(iters)) live in registers, indexed statically;
+//   - then the work group's tree in local memory, and the tree over the
+//     groups' partials (their number a power of two) in the last group.
+// The tail past n reads zeros: the paper's zero padding of the last,
+// non-full block (section III.C) with the full depth. The single-block
+// case of section III.C (padding only to next_pow2(n)) holds because N is
+// the nearest power of two >= n: there is no extra level.
+// kahan: each item accumulates its values compensated (TwoSum into a
+// value and a compensation per lane, i.e. Neumaier's exact-error variant),
+// and every later combine adds compensated pairs, as in kernels/reduce.hpp.
+//
+// Vector loads go through a pointer to the vector type, not vloadN: the
+// buffer is aligned to the vector (CL_DEVICE_MEM_BASE_ADDR_ALIGN), and the
+// compiler can then emit one wide load where vloadN, which only assumes
+// the element's alignment, may be split.
 //
 // Build options besides METHOD, REAL_FLOAT and SRC_DOUBLE (kernels/reduce.hpp):
+//   VW      values per vector load (1, 2, 4 or 8)
 //   WG      work items per group (a power of two)
 //   UNROLL  vector loads in flight per work item and iteration (power of two)
-//   LSTACK  levels of the binary counter: iters <= 2^LSTACK
+//   LSTACK  levels of the binary counter: iters <= 2^LSTACK (0 for kahan)
 //   RMAX    partials per work item in the last group: groups <= WG * RMAX
 //   FUSE    1: the last group to finish writes the root to result[0..1];
 //           0: only the group partials are written (the host reduces them)
@@ -66,34 +88,34 @@ CLBAYES_REDUCE_SOURCE(reduce_stream_source, R"(
 #else
 #define VCOMB(a, b) ((a) + (b))
 #endif
+#if VW == 1
+#define VSTORE(v, p) ((p)[0] = (v))
+#define VLOAD(p) ((p)[0])
+#else
+#define VSTORE(v, p) CAT(vstore, VW)((v), 0, (p))
+#define VLOAD(p) CAT(vload, VW)(0, (p))
+#endif
 
 /* Vector v of x (elements v * VW ...), zero past n; reads nothing past n. */
 inline realv load_tail(__global const src* x, long v, long n) {
   const long e = v * VW;
   real el[VW];
   for (int l = 0; l < VW; ++l) el[l] = e + l < n ? (real)x[e + l] : (real)0;
-#if VW == 4
-  return (realv)(el[0], el[1], el[2], el[3]);
-#else
-  return (realv)(el[0], el[1]);
-#endif
+  return VLOAD(el);
 }
 
 /* Combine the lanes of a (s, c) vector pair by a perfect tree; c unused
  * except for kahan. */
 inline void lanes(realv vs, realv vc, real* s, real* c) {
-#if VW == 4
-  real a0 = vs.s0, c0 = vc.s0, a1 = vs.s1, c1 = vc.s1;
-  real a2 = vs.s2, c2 = vc.s2, a3 = vs.s3, c3 = vc.s3;
-  COMBINE(a0, c0, a2, c2);
-  COMBINE(a1, c1, a3, c3);
-  COMBINE(a0, c0, a1, c1);
-#else
-  real a0 = vs.s0, c0 = vc.s0, a1 = vs.s1, c1 = vc.s1;
-  COMBINE(a0, c0, a1, c1);
-#endif
-  *s = a0;
-  *c = c0;
+  real a[VW], ac[VW];
+  VSTORE(vs, a);
+  VSTORE(vc, ac);
+#pragma unroll
+  for (int w = VW / 2; w > 0; w >>= 1)
+#pragma unroll
+    for (int l = 0; l < w; ++l) COMBINE(a[l], ac[l], a[l + w], ac[l + w]);
+  *s = a[0];
+  *c = ac[0];
 }
 
 /* Tree over the first `active` entries (a power of two <= WG) of ls (lc);
@@ -123,7 +145,7 @@ inline void group_tree(__local real* ls, __local real* lc, int active, int t) {
  * (result[1] for kahan, else 0) is the root. counter must be 0 at launch.
  */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void reduce_stream(__global const src* x, long n, int iters,
+void reduce_stream(__global const src* restrict x, long n, int iters,
                    __global real* part_s, __global real* part_c,
                    __global int* counter, __global real* result) {
   __local real ls[WG];
@@ -136,18 +158,20 @@ void reduce_stream(__global const src* x, long n, int iters,
   const int t = get_local_id(0);
   const long T = get_global_size(0);
   const long id = get_global_id(0);
-  __global const srcv* xv = (__global const srcv*)x;
+  __global const srcv* restrict xv = (__global const srcv*)x; /* read-only path */
+  /* iterations whose UNROLL * T vectors all lie in x: no bounds checks */
+  const long full = n / ((long)UNROLL * VW * T);
   real s, c = 0;
 #if METHOD == 2
   realv vs = (realv)0, vc = (realv)0;
 #else
-  real st[LSTACK];
+  real st[LSTACK > 0 ? LSTACK : 1];
   real root = 0;
 #endif
   for (int i = 0; i < iters; ++i) {
     realv v[UNROLL];
     const long v0 = (long)i * UNROLL * T + id;
-    if ((long)(i + 1) * UNROLL * T * VW <= n) { /* uniform: the chunk is in x */
+    if (i < full) { /* uniform over the grid */
 #pragma unroll
       for (int k = 0; k < UNROLL; ++k) v[k] = convert_realv(xv[v0 + k * T]);
     } else {
@@ -250,8 +274,9 @@ void reduce_stream(__global const src* x, long n, int iters,
 inline kernel_cl<cl::Buffer, cl_long, cl_int, cl::Buffer, cl::Buffer, cl::Buffer,
                  cl::Buffer>
     reduce_stream("reduce_stream", reduce_stream_source(),
-                  {{"METHOD", 2}, {"REAL_FLOAT", 0}, {"SRC_DOUBLE", 1}, {"WG", 256},
-                   {"UNROLL", 4}, {"LSTACK", 8}, {"RMAX", 8}, {"FUSE", 1}});
+                  {{"METHOD", 2}, {"REAL_FLOAT", 0}, {"SRC_DOUBLE", 1}, {"VW", 2},
+                   {"WG", 256}, {"UNROLL", 4}, {"LSTACK", 8}, {"RMAX", 8},
+                   {"FUSE", 1}});
 
 }  // namespace kernels
 }  // namespace opencl

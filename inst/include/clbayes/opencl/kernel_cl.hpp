@@ -161,7 +161,7 @@ class kernel_cl {
    *  device's limit). Builds and caches the variant if needed. */
   std::size_t max_work_group_size() const {
     context& ctx = context::instance();
-    cl::Kernel k = ctx.kernel(name_, source_, internal::build_options(options_));
+    cl::Kernel& k = compiled(ctx);
     try {
       return k.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(ctx.device());
     } catch (const cl::Error& e) {
@@ -175,6 +175,8 @@ class kernel_cl {
   int option(const std::string& key) const { return options_.at(key); }
   /** Change a tuning define; the next launch builds (and caches) that variant. */
   void set_option(const std::string& key, int value) {
+    auto it = options_.find(key);
+    if (it != options_.end() && it->second == value) return;
     options_[key] = value;
     compiled_ = nullptr;
   }

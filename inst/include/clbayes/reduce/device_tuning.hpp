@@ -27,50 +27,80 @@ namespace device {
 /** Which kernel reduces the input (tuning::kernel). */
 enum class kernel_kind { automatic = 0, legacy = 1, stream = 2 };
 
+/** How the host waits for the root (tuning::wait). */
+enum class wait_kind { automatic = 0, finish = 1, poll = 2 };
+
 /** Tuning knobs; 0 (or -1 for fuse) means "the default for this device". */
 struct tuning {
   int block = 0;       // legacy: elements per work group at level 0 (power of two)
   int work_group = 0;  // legacy: largest group at level 0; stream: the group
   int p_max = 0;       // legacy (and stream with fuse = 0): block of the later levels
   kernel_kind kernel = kernel_kind::automatic;
-  int groups = 0;      // stream: work groups (power of two); 0: groups_per_cu per unit
-  int unroll = 0;      // stream: vector loads in flight per work item (power of two)
-  int fuse = -1;       // stream: 1 the last group combines, 0 a launch more
+  int groups = 0;         // stream: work groups (power of two); 0: from groups_per_cu
+  int groups_per_cu = 0;  // stream: groups = floor_pow2(groups_per_cu * compute units)
+  int unroll = 0;         // stream: vector loads in flight per work item (power of two)
+  int vector_width = 0;   // stream: values per vector load (1, 2, 4, 8)
+  int fuse = -1;          // stream: 1 the last group combines, 0 a launch more
+  wait_kind wait = wait_kind::automatic;  // how the host waits for the root
+  int pinned = -1;        // 0: read the root into pageable memory; else pinned
 };
 
-// Defaults: the kernel used by gpu_sum() and the knobs of each kernel, set
-// from the H200 sweeps of inst/bench/bench_reduce (RESULTS.md, 2026-11-22):
-// at 2^27 doubles kahan was fastest with the stream kernel (1024 groups of
-// 512, 4 loads in flight: 3619 GB/s), div2 and pairwise with the legacy
-// sequence (block 2048, groups of 128: 3585 GB/s; stream at best 3303).
-inline kernel_kind default_kernel(sum_method m) {
-  return m == sum_method::kahan ? kernel_kind::stream : kernel_kind::legacy;
-}
+// Defaults, from reasoning about the H200 (132 compute units, at most 2048
+// work items and 64K registers per unit, HBM3e at 4.8 TB/s) and from the
+// sweeps of inst/bench/bench_reduce (RESULTS.md, 2026-11-22):
+//   - one kernel, the stream kernel, for every method: its div2 / pairwise
+//     counter now has only the levels the grid needs (LSTACK), which frees
+//     the registers that made the earlier div2 stream slower than kahan;
+//   - 8 loads of double2 in flight per work item (128 bytes): with about
+//     1000 items per unit that is 128 KB per unit, above the ~60 KB that
+//     4.8 TB/s times a loaded HBM latency of ~1.5 us asks per unit;
+//   - groups of 256, 4 per unit: 512 groups (a power of two below 528), one
+//     wave of resident groups up to 64 registers per item, so no group waits
+//     for a second wave and all finish together;
+//   - the root read into pinned memory and waited for by polling its event
+//     on a GPU: the sweeps show ~50 us per call whatever n (Table 3's small
+//     rows), far above a launch plus a 16-byte copy; a thread asleep in
+//     clFinish and the driver's staging of a copy into pageable memory are
+//     the usual causes. Polling would steal a core from a CPU device, so
+//     CPU devices keep clFinish.
+inline kernel_kind default_kernel(sum_method) { return kernel_kind::stream; }
 constexpr int default_block = 2048;
 constexpr int default_work_group = 128;
 constexpr int default_p_max = 1024;
-constexpr int default_stream_work_group = 512;
-constexpr int default_groups_per_cu = 8;
-constexpr int default_unroll = 4;
+constexpr int default_stream_work_group = 256;
+constexpr int default_groups_per_cu = 4;
+constexpr int default_unroll = 8;
+constexpr int default_vector_width_double = 2;
+constexpr int default_vector_width_float = 4;
 constexpr int default_fuse = 1;
 
-/** Scratch buffers for the partial results, kept between calls by a caller
- *  that sums repeatedly (the benchmark); grown when too small. Slots 0-3:
- *  partials, 4: the stream kernel's counter (zero when idle), 5: its root. */
+/** Scratch buffers for the partial results, kept between calls (grown when
+ *  too small): slots 0-3 partials, 4 the stream kernel's counter (zero when
+ *  idle), 5 its root; and a few bytes of pinned host memory that the root
+ *  is read into. gpu_sum() uses default_workspace(), so a user's calls
+ *  allocate nothing after the first. */
 class workspace {
  public:
   static constexpr int slots = 6;
 
-  cl::Buffer& get(int slot, std::size_t bytes) {
-    opencl::context& ctx = opencl::context::instance();
-    if (generation_ != ctx.generation()) {
-      for (auto& b : buf_) b = cl::Buffer();
-      for (auto& c : cap_) c = 0;
-      generation_ = ctx.generation();
+  workspace() = default;
+  workspace(const workspace&) = delete;
+  workspace& operator=(const workspace&) = delete;
+  ~workspace() {
+    if (pin_host_ == nullptr) return;
+    try {
+      opencl::context& ctx = opencl::context::instance();
+      if (generation_ == ctx.generation()) ctx.queue().enqueueUnmapMemObject(pin_, pin_host_);
+    } catch (const cl::Error&) {  // nothing useful to do in a destructor
     }
+  }
+
+  cl::Buffer& get(int slot, std::size_t bytes) {
+    refresh();
     if (cap_[slot] < bytes) {
       try {
-        buf_[slot] = cl::Buffer(ctx.cl_context(), CL_MEM_READ_WRITE, bytes);
+        buf_[slot] = cl::Buffer(opencl::context::instance().cl_context(), CL_MEM_READ_WRITE,
+                                bytes);
       } catch (const cl::Error& e) {
         throw opencl_error("allocating reduction scratch", e.err());
       }
@@ -95,12 +125,53 @@ class workspace {
     return b;
   }
 
+  /** pinned_bytes of page-locked host memory (a CL_MEM_ALLOC_HOST_PTR
+   *  buffer mapped once): the DMA engine writes it directly, where a copy
+   *  into pageable memory goes through the driver's staging. */
+  static constexpr std::size_t pinned_bytes = 64;
+  void* pinned_host() {
+    refresh();
+    if (pin_host_ == nullptr) {
+      opencl::context& ctx = opencl::context::instance();
+      try {
+        pin_ = cl::Buffer(ctx.cl_context(), CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR,
+                          pinned_bytes);
+        pin_host_ = ctx.queue().enqueueMapBuffer(pin_, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
+                                                 pinned_bytes);
+      } catch (const cl::Error& e) {
+        pin_ = cl::Buffer();
+        throw opencl_error("allocating pinned memory for a reduction result", e.err());
+      }
+    }
+    return pin_host_;
+  }
+
  private:
+  // A new device (context::select) drops every buffer of the old one.
+  void refresh() {
+    opencl::context& ctx = opencl::context::instance();
+    if (generation_ == ctx.generation()) return;
+    for (auto& b : buf_) b = cl::Buffer();
+    for (auto& c : cap_) c = 0;
+    pin_ = cl::Buffer();
+    pin_host_ = nullptr;
+    generation_ = ctx.generation();
+  }
+
   cl::Buffer buf_[slots];
   std::size_t cap_[slots] = {0, 0, 0, 0, 0, 0};
   bool fresh_[slots] = {false, false, false, false, false, false};
+  cl::Buffer pin_;
+  void* pin_host_ = nullptr;
   unsigned generation_ = 0;
 };
+
+/** The workspace of gpu_sum() calls that bring none: kept for the session
+ *  and never destroyed (at exit the OpenCL runtime may already be gone). */
+inline workspace& default_workspace() {
+  static workspace* w = new workspace;
+  return *w;
+}
 
 inline bool is_pow2(long long v) { return v > 0 && (v & (v - 1)) == 0; }
 

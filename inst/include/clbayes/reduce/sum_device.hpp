@@ -24,6 +24,7 @@
 #include "../kernels/reduce.hpp"
 #include "device_tuning.hpp"
 #include "method.hpp"
+#include "read_root.hpp"
 #include "sum_stream.hpp"
 
 #include <algorithm>
@@ -65,33 +66,10 @@ inline launch_shape choose_shape(const tuning& tune, bool single, bool kahan) {
   return s;
 }
 
-/** Read the root value s (+ c for kahan, at byte offset c_off of `c`) in
- *  the working precision and add the two as the CPU path does. */
-inline double read_root(const cl::Buffer& s, const cl::Buffer& c, std::size_t c_off,
-                        bool kahan, bool single) {
-  cl::CommandQueue& q = opencl::context::instance().queue();
-  const bool one_read = kahan && &s == &c;  // s and c adjacent: one transfer
-  try {
-    if (single) {
-      float fs[2] = {0.0f, 0.0f};
-      q.enqueueReadBuffer(s, CL_FALSE, 0, (one_read ? 2 : 1) * sizeof(float), &fs[0]);
-      if (kahan && !one_read) q.enqueueReadBuffer(c, CL_FALSE, c_off, sizeof(float), &fs[1]);
-      q.finish();
-      return static_cast<double>(fs[0] + fs[1]);  // in float, as the CPU path does
-    }
-    double ds[2] = {0.0, 0.0};
-    q.enqueueReadBuffer(s, CL_FALSE, 0, (one_read ? 2 : 1) * sizeof(double), &ds[0]);
-    if (kahan && !one_read) q.enqueueReadBuffer(c, CL_FALSE, c_off, sizeof(double), &ds[1]);
-    q.finish();
-    return ds[0] + ds[1];
-  } catch (const cl::Error& e) {
-    throw opencl_error(std::string(e.what()) + " reading a reduction result", e.err());
-  }
-}
-
 /**
  * Sum and mean of the n values in `x` (doubles when x_double, else floats)
- * by `method` (not naive) in `precision`. `first_read`, when given,
+ * by `method` (not naive) in `precision`, with scratch from `ws` (by
+ * default the session's default_workspace()). `first_read`, when given,
  * receives the event of the first kernel that reads x.
  */
 inline sum_result sum(const cl::Buffer& x, std::uint64_t n, bool x_double,
@@ -116,12 +94,11 @@ inline sum_result sum(const cl::Buffer& x, std::uint64_t n, bool x_double,
     k.set_option("P_MAX", shape.p_max);
   };
 
-  workspace local_ws;
-  workspace& w = ws != nullptr ? *ws : local_ws;
+  workspace& w = ws != nullptr ? *ws : default_workspace();
   const kernel_kind kind =
       tune.kernel == kernel_kind::automatic ? default_kernel(method) : tune.kernel;
   stream_shape ss;
-  const bool stream = kind == kernel_kind::stream && choose_stream(tune, single, n, ss);
+  const bool stream = kind == kernel_kind::stream && choose_stream(tune, single, kahan, n, ss);
   // Ping-pong scratch: no level writes more partials than the first, which
   // has blocks of at least min(B, P_MAX) unless it is the last level (or
   // the stream kernel's `groups`).
@@ -161,7 +138,13 @@ inline sum_result sum(const cl::Buffer& x, std::uint64_t n, bool x_double,
                                  counter, result);
     if (ss.fuse) {
       if (first_read != nullptr) *first_read = ev;
-      const double root = read_root(result, result, real_size, kahan, single);
+      // Submit the kernel now, so that it runs while the host enqueues the read.
+      try {
+        opencl::context::instance().queue().flush();
+      } catch (const cl::Error& e) {
+        throw opencl_error("submitting the reduction kernel", e.err());
+      }
+      const double root = read_root(result, result, real_size, kahan, single, tune, w);
       return method == sum_method::div2 ? from_div2(root, ceil_log2(n), n) : from_sum(root, n);
     }
     advance(ev);
@@ -197,7 +180,7 @@ inline sum_result sum(const cl::Buffer& x, std::uint64_t n, bool x_double,
   }
 
   // The root is in *in_s (and *in_c) after the last advance().
-  const double root = read_root(*in_s, *in_c, 0, kahan, single);
+  const double root = read_root(*in_s, *in_c, 0, kahan, single, tune, w);
   return method == sum_method::div2 ? from_div2(root, D, n) : from_sum(root, n);
 }
 
