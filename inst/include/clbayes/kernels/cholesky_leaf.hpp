@@ -113,7 +113,7 @@ __kernel void cholesky_leaf(__global double* A, int n, int o, int b,
 
 /** Leaf of at most CHOLESKY_BLOCK rows, LEAF_T work items per row. */
 inline kernel_cl<in_out_buffer, int, int, int, out_buffer, int, cl::Buffer> cholesky_leaf(
-    "cholesky_leaf", cholesky_leaf_source, {{"CHOLESKY_BLOCK", 32}, {"LEAF_T", 8}});
+    "cholesky_leaf", cholesky_leaf_source, {{"CHOLESKY_BLOCK", 32}, {"LEAF_T", 32}});
 
 }  // namespace kernels
 }  // namespace opencl

@@ -54,7 +54,7 @@ struct cholesky_tuning {
   int outer_block = 512;  // H200 sweep at n = 8192 (RESULTS.md, 2026-11-22)
   /** outer_block for matrices of at least large_from rows (0: outer_block):
    *  the larger the trailing products, the more a wide panel pays. */
-  int outer_block_large = 0;
+  int outer_block_large = 1024;  // H200 sweep at n = 16384 (RESULTS.md, session 2)
   int large_from = 12288;
   /** With outer_block > 0: 1 factors each panel with the fused leaf
    *  kernel (linalg/cholesky_panel.hpp: factor and inverse of blocks of
@@ -79,8 +79,10 @@ struct cholesky_tuning {
   /** With lookahead = 1 and > 0: the trailing updates run on at most
    *  (compute units - trailing_reserve) work groups (large tiles, about
    *  one resident per unit), so that the panel on the side queue finds
-   *  free units instead of waiting behind every tile of the update. */
-  int trailing_reserve = 0;
+   *  free units instead of waiting behind every tile of the update. Used
+   *  only on devices with more than 4 * trailing_reserve compute units
+   *  (H200 sweep at n = 8192: 8 of 132 units, 21.2 against 22.8 ms). */
+  int trailing_reserve = 8;
 };
 inline cholesky_tuning& cholesky_settings() {
   static cholesky_tuning t;
@@ -242,7 +244,9 @@ inline matrix_cl cholesky(const matrix_cl& a) {
   if (s.outer_block > 0 && s.panel && s.lookahead && w.rows() > nb)
     internal::cholesky_lookahead(
         w, nb, ib, flag, s.leaf, s.panel_recursive != 0, std::max(1, s.trailing_chunks),
-        s.trailing_reserve > 0 ? std::max(1, ctx.info().compute_units - s.trailing_reserve) : 0);
+        s.trailing_reserve > 0 && ctx.info().compute_units > 4 * s.trailing_reserve
+            ? ctx.info().compute_units - s.trailing_reserve
+            : 0);
   else if (s.outer_block > 0 && s.panel)
     internal::cholesky_right_looking(w, nb, ib, flag, s.leaf, s.panel_recursive != 0);
   else if (s.outer_block > 0 && w.rows() > nb)

@@ -45,25 +45,22 @@ struct tuning {
   int pinned = -1;        // 0: read the root into pageable memory; else pinned
 };
 
-// Defaults, from reasoning about the H200 (132 compute units, at most 2048
-// work items and 64K registers per unit, HBM3e at 4.8 TB/s) and from the
-// sweeps of inst/bench/bench_reduce (RESULTS.md, 2026-11-22):
-//   - one kernel, the stream kernel, for every method: its div2 / pairwise
-//     counter now has only the levels the grid needs (LSTACK), which frees
-//     the registers that made the earlier div2 stream slower than kahan;
-//   - 8 loads of double2 in flight per work item (128 bytes): with about
-//     1000 items per unit that is 128 KB per unit, above the ~60 KB that
-//     4.8 TB/s times a loaded HBM latency of ~1.5 us asks per unit;
-//   - groups of 256, 4 per unit: 512 groups (a power of two below 528), one
-//     wave of resident groups up to 64 registers per item, so no group waits
-//     for a second wave and all finish together;
-//   - the root read into pinned memory and waited for by polling its event
-//     on a GPU: the sweeps show ~50 us per call whatever n (Table 3's small
-//     rows), far above a launch plus a 16-byte copy; a thread asleep in
-//     clFinish and the driver's staging of a copy into pageable memory are
-//     the usual causes. Polling would steal a core from a CPU device, so
-//     CPU devices keep clFinish.
-inline kernel_kind default_kernel(sum_method) { return kernel_kind::stream; }
+// Defaults, from the sweeps of inst/bench/bench_reduce on the H200
+// (RESULTS.md, session 2: 5 separate medians of 101 whole calls at 2^27
+// doubles, data on the device):
+//   - the legacy multi-level kernel for every method: 4.06 TB/s (kahan) and
+//     4.12 TB/s (div2) against the stream kernel's 3.94 and 3.66, once the
+//     root is read into pinned memory; the stream kernel's one-launch design
+//     saves a launch, which matters less than its counter and atomics;
+//   - the root read into pinned memory: a 16-byte read costs 7 us against
+//     16.5 us through pageable memory, which was most of the ~50 us fixed
+//     cost per call seen in the first session's Table 3.
+// The stream kernel's defaults (for tuning.kernel = stream) come from
+// reasoning: 8 loads of double2 in flight per work item (128 bytes), with
+// about 1000 items per unit 128 KB per unit, above the ~60 KB that
+// 4.8 TB/s times a loaded HBM latency of ~1.5 us asks per unit; groups of
+// 256, 4 per unit, one wave of resident groups.
+inline kernel_kind default_kernel(sum_method) { return kernel_kind::legacy; }
 constexpr int default_block = 2048;
 constexpr int default_work_group = 128;
 constexpr int default_p_max = 1024;

@@ -7,10 +7,8 @@
 // the call, so the host
 //   - reads into pinned host memory (workspace::pinned_host), which the DMA
 //     engine writes directly, and
-//   - waits by polling the read's event after a flush (tuning::wait), which
-//     returns as soon as the copy is done, where clFinish may put the
-//     thread to sleep and wake it late. On a CPU device polling would take
-//     a core from the kernel, so the default there is clFinish.
+//   - waits with clFinish by default; polling the read's event after a
+//     flush (tuning::wait = poll) measured no faster on the H200.
 
 #include "device_tuning.hpp"
 
@@ -24,9 +22,10 @@ namespace device {
 
 /** The wait tune.wait asks for, with `automatic` resolved for this device. */
 inline wait_kind resolve_wait(const tuning& tune) {
-  if (tune.wait != wait_kind::automatic) return tune.wait;
-  return opencl::context::instance().info().type == "gpu" ? wait_kind::poll
-                                                          : wait_kind::finish;
+  // The H200 latency table (RESULTS.md, session 2): with the root read into
+  // pinned memory, polling and clFinish cost the same (291.6 against 293.4
+  // us a div2 call at 2^27), so no device spends a host core on polling.
+  return tune.wait != wait_kind::automatic ? tune.wait : wait_kind::finish;
 }
 
 /** Wait until `ev` (the last command of the in-order queue) is complete. */
