@@ -208,6 +208,8 @@ int main(int argc, char** argv) {
     else if (k == "--gp") gp = argv[i + 1];
     else if (k == "--reps") reps = std::max(1, std::atoi(argv[i + 1]));
     else if (k == "--team") batched::default_tuning().team_size_max = std::atoi(argv[i + 1]);
+    else if (k == "--blocked-min") batched::default_tuning().blocked_min_m = std::atoi(argv[i + 1]);
+    else if (k == "--nb") batched::default_tuning().blocked_nb = std::atoi(argv[i + 1]);
     else if (k == "--serial-max") batched::default_tuning().serial_max_m = std::atoi(argv[i + 1]);
     else if (k == "--panel") {
       opencl::kernels::chol_batched_team().set_option("CHOL_PANEL", std::atoi(argv[i + 1]));
