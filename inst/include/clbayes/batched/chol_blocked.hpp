@@ -48,8 +48,9 @@ inline blocked_plan make_blocked_plan() {
  * info (an int_buffer of B ints) receives 0 or the failing pivot (1-based);
  * with info_preset the caller has already written info, and items with
  * info != 0 are left alone (gp_loglik marks rows outside the support so).
- * diag: optional scratch of at least nb * nb * B doubles (made here if
- * null or too small). tol: a pivot <= tol fails.
+ * diag: optional scratch of nb * nb * B doubles, (re)allocated here when
+ * too small, so a caller can keep it between calls. tol: a pivot <= tol
+ * fails.
  */
 inline void chol_batched_blocked(opencl::matrix_cl& a, int m, int B, batch_layout layout,
                                  opencl::matrix_cl& info, double tol = 0.0,
@@ -66,10 +67,9 @@ inline void chol_batched_blocked(opencl::matrix_cl& a, int m, int B, batch_layou
   syrk.set_option("SYRK_WPT", p.wpt);
   const long long need = static_cast<long long>(p.nb) * p.nb * B;
   opencl::matrix_cl own;
-  if (diag == nullptr || diag->size() < need) {
-    own = opencl::matrix_cl(p.nb * p.nb, B);
-    diag = &own;
-  }
+  if (diag == nullptr) diag = &own;
+  if (diag->size() < need || !diag->on_current_device())
+    *diag = opencl::matrix_cl(p.nb * p.nb, B);
   const int ts = (p.tile / p.wpt) * (p.tile / p.wpt);
   for (int j0 = 0; j0 < m; j0 += p.nb) {
     const int w = std::min(p.nb, m - j0), below = m - j0 - w;
