@@ -286,3 +286,19 @@ batched_device_op <- function(op, a, b = NULL, c = NULL,
   list(a = array(res$a, dim(a)), c = array(res$c, dim(b)), info = res$info,
        piv = if (op == "lu_piv") matrix(res$piv + 1L, m, B))
 }
+
+# Set tuning knobs of the batched device routines (serial_max_m,
+# team_size_max, blocked_min_m, gp_blocked_min_n, blocked_nb, blocked_rows,
+# blocked_tile, blocked_wpt), e.g. to reach the blocked Cholesky at small m
+# in the tests. Returns the previous values invisibly, for on.exit().
+batched_tuning <- function(...) {
+  values <- unlist(list(...))
+  if (is.null(values)) values <- integer(0)
+  nm <- names(values)
+  if (length(values) > 0L && (is.null(nm) || any(nm == ""))) {
+    stop("tuning values must be named", call. = FALSE)
+  }
+  values <- as.integer(values)
+  names(values) <- nm
+  invisible(.cpp_batched_tuning(values))
+}

@@ -369,7 +369,7 @@ int main(int argc, char** argv) {
   std::string paths_chol_sizes = "20000x32,5000x64,1000x128,200x256,60x500";
   std::string paths_gp_sizes =
       "500x30,500x240,500x2048,1000x30,1000x240,1000x2048,2000x30,2000x240,2000x2048";
-  std::string variants = "32:64:64:4,64:64:64:4,32:128:32:2,16:64:64:4,32:64:32:4";
+  std::string variants = "32:64:64:4,64:64:64:4,32:128:32:2,16:64:64:4,32:64:64:8";
   int reps = 5;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i];

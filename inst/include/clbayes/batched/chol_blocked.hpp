@@ -57,7 +57,8 @@ inline void chol_batched_blocked(opencl::matrix_cl& a, int m, int B, batch_layou
                                  bool info_preset = false,
                                  opencl::matrix_cl* diag = nullptr) {
   if (B == 0 || m == 0) return;
-  check_batch_size("a", m, m, B);
+  // Item offsets are 64-bit in these kernels: only one item must fit int.
+  check_batch_size("a", m, m, 1);
   const blocked_plan p = make_blocked_plan();
   auto& panel = opencl::kernels::chol_blocked_panel();
   auto& syrk = opencl::kernels::chol_blocked_syrk();

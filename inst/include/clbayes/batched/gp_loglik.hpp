@@ -155,10 +155,8 @@ class gp_loglik {
     check_batch_size("coords", N, N, 1);
     const std::size_t per_row = sizeof(double) * static_cast<std::size_t>(N) * N;
     const int per_launch = static_cast<int>(std::max<std::size_t>(
-        1, std::min<std::size_t>(
-               {gp_scratch_budget() / per_row, static_cast<std::size_t>(rows),
-                static_cast<std::size_t>(std::numeric_limits<int>::max()) /
-                    (static_cast<std::size_t>(N) * N)})));
+        1, std::min<std::size_t>(gp_scratch_budget() / per_row,
+                                 static_cast<std::size_t>(rows))));
     if (dd.bscratch.rows() != N * N || dd.bscratch.cols() < per_launch) {
       dd.bscratch = opencl::matrix_cl(N * N, per_launch);
       dd.binfo = int_buffer(per_launch);
