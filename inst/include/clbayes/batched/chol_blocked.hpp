@@ -40,6 +40,10 @@ inline blocked_plan make_blocked_plan() {
   const std::size_t local = sizeof(double) * (static_cast<std::size_t>(p.nb) * p.nb + 2);
   if (local > local_budget())
     throw invalid_argument("tuning", "blocked_nb is too large for the device's local memory");
+  const std::size_t ts = static_cast<std::size_t>(p.tile / p.wpt) * (p.tile / p.wpt);
+  if (ts > opencl::context::instance().info().max_work_group_size)
+    throw invalid_argument("tuning", "blocked_tile / blocked_wpt gives work groups larger "
+                                     "than the device allows");
   return p;
 }
 
@@ -50,12 +54,14 @@ inline blocked_plan make_blocked_plan() {
  * info != 0 are left alone (gp_loglik marks rows outside the support so).
  * diag: optional scratch of nb * nb * B doubles, (re)allocated here when
  * too small, so a caller can keep it between calls. tol: a pivot <= tol
- * fails.
+ * fails. zero_upper = false leaves the strict upper triangle outside the
+ * diagonal blocks as it was (for callers that read only L).
  */
 inline void chol_batched_blocked(opencl::matrix_cl& a, int m, int B, batch_layout layout,
                                  opencl::matrix_cl& info, double tol = 0.0,
                                  bool info_preset = false,
-                                 opencl::matrix_cl* diag = nullptr) {
+                                 opencl::matrix_cl* diag = nullptr,
+                                 bool zero_upper = true) {
   if (B == 0 || m == 0) return;
   // Item offsets are 64-bit in these kernels: only one item must fit int.
   check_batch_size("a", m, m, 1);
@@ -78,7 +84,7 @@ inline void chol_batched_blocked(opencl::matrix_cl& a, int m, int B, batch_layou
     const int init = j0 == 0 && !info_preset;
     panel(cl::NDRange(static_cast<std::size_t>(tiles) * p.rows, B),
           cl::NDRange(p.rows, 1), a, info, *diag, m, layout.rs, layout.cs, layout.bs,
-          j0, w, tol, init, tiles == 1 ? 1 : 0);
+          j0, w, tol, init, tiles == 1 ? 1 : 0, zero_upper ? 1 : 0);
     if (below > 0) {
       const long long nt = (below + p.tile - 1) / p.tile;
       syrk(cl::NDRange(static_cast<std::size_t>(nt * (nt + 1) / 2) * ts, B),

@@ -172,7 +172,7 @@ class gp_loglik {
           cl::NDRange(build, count), cl::NDRange(64, 1), dd.bscratch, dd.binfo, theta,
           rows, row0, dd.y, dd.X, p_, beta_arg, dd.coords, d_, n, static_cast<int>(cov));
       chol_batched_blocked(dd.bscratch, N, count, contiguous(N, N), dd.binfo,
-                           singular_tol(n), true, &dd.bdiag);
+                           singular_tol(n), true, &dd.bdiag, false);
       opencl::kernels::gp_blocked_finish()(
           cl::NDRange(static_cast<std::size_t>(count) * ls), cl::NDRange(ls), out,
           dd.bscratch, dd.binfo, theta, rows, row0, n, cl::Local(sizeof(double) * ls));

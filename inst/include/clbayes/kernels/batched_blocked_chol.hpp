@@ -44,7 +44,8 @@ inline const char* chol_blocked_panel_source = R"(
  * L11 goes back in place when the item has one group (direct != 0); with
  * several, the other groups may still be reading A11, so L11 goes to
  * D (CHOL_NB^2 doubles per item) and chol_blocked_syrk copies it in place.
- * The upper triangle of the block row is zeroed. With init != 0 (first
+ * The upper triangle of the block row is zeroed when zero_upper != 0 (the
+ * diagonal block's always). With init != 0 (first
  * block column) info[b] is written (0 or the pivot); otherwise items with
  * info[b] != 0 are skipped and a failing pivot is recorded as j0 + index.
  * After a failure the diagonal block (partially factored, finite) is
@@ -52,7 +53,8 @@ inline const char* chol_blocked_panel_source = R"(
  */
 __kernel void chol_blocked_panel(__global double* A, __global int* info,
                                  __global double* D, int m, int rs, int cs, int bs,
-                                 int j0, int w, double tol, int init, int direct) {
+                                 int j0, int w, double tol, int init, int direct,
+                                 int zero_upper) {
   __local double L11[CHOL_NB * CHOL_NB];
   __local double slot[2];
   const int lid = get_local_id(0), ls = get_local_size(0);
@@ -97,7 +99,7 @@ __kernel void chol_blocked_panel(__global double* A, __global int* info,
   }
   /* Zero the upper triangle above the panel, w consecutive rows of each
      column at a time (coalesced for column-major items). */
-  const int cols = min(ls, m - i0);
+  const int cols = zero_upper ? min(ls, m - i0) : 0;
   for (int t = lid; t < w * cols; t += ls) EL(a, rs, cs, j0 + t % w, i0 + t / w) = 0.0;
 }
 )";
@@ -197,10 +199,10 @@ inline const std::string& chol_blocked_syrk_program() {
 }
 
 inline kernel_cl<in_out_buffer, in_out_buffer, in_out_buffer, int, int, int, int, int,
-                 int, double, int, int>&
+                 int, double, int, int, int>&
 chol_blocked_panel() {
   static kernel_cl<in_out_buffer, in_out_buffer, in_out_buffer, int, int, int, int, int,
-                   int, double, int, int>
+                   int, double, int, int, int>
       k("chol_blocked_panel", chol_blocked_panel_program().c_str(),
         {{"CHOL_NB", 32}, {"CHOL_PANEL", 16}});
   return k;
