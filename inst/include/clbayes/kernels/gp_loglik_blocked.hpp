@@ -73,8 +73,9 @@ __kernel void gp_blocked_build(__global double* S, __global int* info,
 
 /**
  * Work group g: out[row0 + g] = -(n log 2 pi + n log s + 2 sum log L_ii
- * + z'z) / 2 from the factor of M (info[g] = n + 1: Sigma positive
- * definite), else -INFINITY. red: ls doubles (a power of two).
+ * + z'z) / 2 from the factor of M when info[g] = n + 1 (Sigma positive
+ * definite, the augmented pivot failing as it must), else -INFINITY.
+ * red: ls doubles (a power of two).
  */
 __kernel void gp_blocked_finish(__global double* out, __global const double* S,
                                 __global const int* info, __global const double* theta,
@@ -82,7 +83,7 @@ __kernel void gp_blocked_finish(__global double* out, __global const double* S,
   const int g = get_group_id(0), row = row0 + g;
   const int lid = get_local_id(0), ls = get_local_size(0);
   const int st = info[g];
-  if (st != n + 1 && st != 0) {
+  if (st != n + 1) {
     if (lid == 0) out[row] = -INFINITY;
     return;
   }
