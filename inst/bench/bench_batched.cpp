@@ -10,7 +10,7 @@
 //   g++ -std=c++17 -O3 -march=native -DCLBAYES_OPENCL -I inst/include
 //       -I .bench-deps inst/bench/bench_batched.cpp -o bench_batched -lOpenCL
 // Run:
-//   ./bench_batched                                  # the sizes (a GPU)
+//   ./bench_batched --reps 3                         # the sizes (a GPU)
 //   ./bench_batched --chol 1000x8,100x32 --gp 100x30 --reps 3   # small (PoCL)
 // --chol takes BxM pairs, --gp NxROWS pairs; either may be "none".
 // Tuning knobs to try on a new device: --team N (largest work group of the
@@ -365,11 +365,12 @@ void paths_gp(int n, int rows, int reps, const std::vector<variant>& vs, std::mt
 
 int main(int argc, char** argv) {
   std::string chol = "100000x8,20000x32,5000x64,1000x128,200x256,60x500";
-  std::string gp = "100x30,100x240,500x30,500x240,1000x30,1000x240,2000x30,2000x240";
-  std::string paths_chol_sizes = "20000x32,5000x64,1000x128,200x256,60x500";
+  std::string gp = "100x30,100x240,500x30,500x240,1000x240,2000x240";
+  std::string paths_chol_sizes = "20000x32,5000x64,2000x100,1000x128,200x256,60x500";
   std::string paths_gp_sizes =
-      "500x30,500x240,500x2048,1000x30,1000x240,1000x2048,2000x30,2000x240,2000x2048";
-  std::string variants = "32:64:64:4,64:64:64:4,32:128:32:2,16:64:64:4,32:64:64:8";
+      "100x30,100x240,200x30,200x240,500x30,500x240,500x2048,1000x30,1000x240,1000x2048,"
+      "2000x30,2000x240,2000x2048";
+  std::string variants = "32:64:64:4,64:64:64:4,48:64:64:4,64:128:32:2,64:64:64:8";
   int reps = 5;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i];
