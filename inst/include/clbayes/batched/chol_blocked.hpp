@@ -65,19 +65,25 @@ inline void chol_batched_blocked(opencl::matrix_cl& a, int m, int B, batch_layou
   if (B == 0 || m == 0) return;
   // Item offsets are 64-bit in these kernels: only one item must fit int.
   check_batch_size("a", m, m, 1);
-  const blocked_plan p = make_blocked_plan();
+  blocked_plan p = make_blocked_plan();
   auto& panel = opencl::kernels::chol_blocked_panel();
   auto& syrk = opencl::kernels::chol_blocked_syrk();
   panel.set_option("CHOL_NB", p.nb);
   syrk.set_option("CHOL_NB", p.nb);
   syrk.set_option("SYRK_TILE", p.tile);
   syrk.set_option("SYRK_WPT", p.wpt);
+  // Registers may make a kernel's largest work group smaller than the
+  // device's: fewer panel rows per group, or a clear error for the tile.
+  p.rows = std::min<int>(p.rows, static_cast<int>(panel.max_work_group_size()));
+  const int ts = (p.tile / p.wpt) * (p.tile / p.wpt);
+  if (static_cast<std::size_t>(ts) > syrk.max_work_group_size())
+    throw invalid_argument("tuning", "blocked_tile / blocked_wpt gives a work group "
+                                     "larger than the trailing-update kernel allows");
   const long long need = static_cast<long long>(p.nb) * p.nb * B;
   opencl::matrix_cl own;
   if (diag == nullptr) diag = &own;
   if (diag->size() < need || !diag->on_current_device())
     *diag = opencl::matrix_cl(p.nb * p.nb, B);
-  const int ts = (p.tile / p.wpt) * (p.tile / p.wpt);
   for (int j0 = 0; j0 < m; j0 += p.nb) {
     const int w = std::min(p.nb, m - j0), below = m - j0 - w;
     const int tiles = std::max(1, (below + p.rows - 1) / p.rows);
