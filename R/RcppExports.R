@@ -29,6 +29,10 @@
     .Call(`_clbayes_cpp_batched_op`, op, a, b, c, m, r, B, team, interleaved, use_local, unit, alpha, beta)
 }
 
+.cpp_batched_tuning <- function(values) {
+    .Call(`_clbayes_cpp_batched_tuning`, values)
+}
+
 .cpp_chol <- function(x, upper, device) {
     .Call(`_clbayes_cpp_chol`, x, upper, device)
 }

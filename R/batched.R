@@ -2,7 +2,11 @@
 #'
 #' Factors every slice of an m x m x B array, `a[, , b] = L_b %*% t(L_b)`,
 #' in one device launch: each work item (m <= 8) or each work group (larger
-#' m) factors one matrix, in local memory while it fits.
+#' m) factors one matrix, in local memory while it fits. From m = 128 on,
+#' a blocked algorithm spreads every matrix over many work groups, two
+#' launches per block of 32 columns (diagonal block and panel, then the
+#' update of the trailing triangle), so that a few large matrices still
+#' fill a GPU.
 #'
 #' @param a A numeric m x m x B array of symmetric positive-definite
 #'   matrices (an m x m matrix is one item). No `NA`, `NaN` or infinite
@@ -145,8 +149,11 @@ item_name <- function(arg, b, d) {
 #' one work group per row: build Sigma column by column into a Cholesky
 #' factorisation, solve, and reduce the quadratic form and the log
 #' determinant (Tibbits et al., parallel multivariate slice sampling,
-#' section 4.1.2). This is the evaluator the slice sampler calls with the
-#' 2^k vertices or the K proposals of one step.
+#' section 4.1.2). From n = 128 locations on, the rows' covariance matrices
+#' are built in one launch and factored by the blocked batched Cholesky of
+#' [gpu_chol_batched()], many work groups per row, which keeps the latency
+#' of a call low when there are few rows. This is the evaluator the slice
+#' sampler calls with the 2^k vertices or the K proposals of one step.
 #'
 #' @param y The n responses, or a `gpu_gp_data` object made by
 #'   [gpu_gp_data()] (then `X` and `coords` are omitted). The data of a
@@ -285,4 +292,20 @@ batched_device_op <- function(op, a, b = NULL, c = NULL,
                          isTRUE(unit), alpha, beta)
   list(a = array(res$a, dim(a)), c = array(res$c, dim(b)), info = res$info,
        piv = if (op == "lu_piv") matrix(res$piv + 1L, m, B))
+}
+
+# Set tuning knobs of the batched device routines (serial_max_m,
+# team_size_max, blocked_min_m, gp_blocked_min_n, blocked_nb, blocked_rows,
+# blocked_tile, blocked_wpt), e.g. to reach the blocked Cholesky at small m
+# in the tests. Returns the previous values invisibly, for on.exit().
+batched_tuning <- function(...) {
+  values <- unlist(list(...))
+  if (is.null(values)) values <- integer(0)
+  nm <- names(values)
+  if (length(values) > 0L && (is.null(nm) || any(nm == ""))) {
+    stop("tuning values must be named", call. = FALSE)
+  }
+  values <- as.integer(values)
+  names(values) <- nm
+  invisible(.cpp_batched_tuning(values))
 }

@@ -116,6 +116,17 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_batched_tuning
+Rcpp::IntegerVector cpp_batched_tuning(Rcpp::IntegerVector values);
+RcppExport SEXP _clbayes_cpp_batched_tuning(SEXP valuesSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type values(valuesSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_batched_tuning(values));
+    return rcpp_result_gen;
+END_RCPP
+}
 // cpp_chol
 Rcpp::NumericMatrix cpp_chol(Rcpp::NumericMatrix x, bool upper, bool device);
 RcppExport SEXP _clbayes_cpp_chol(SEXP xSEXP, SEXP upperSEXP, SEXP deviceSEXP) {
@@ -715,6 +726,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_clbayes_cpp_gp_loglik", (DL_FUNC) &_clbayes_cpp_gp_loglik, 5},
     {"_clbayes_cpp_gp_data_dims", (DL_FUNC) &_clbayes_cpp_gp_data_dims, 1},
     {"_clbayes_cpp_batched_op", (DL_FUNC) &_clbayes_cpp_batched_op, 13},
+    {"_clbayes_cpp_batched_tuning", (DL_FUNC) &_clbayes_cpp_batched_tuning, 1},
     {"_clbayes_cpp_chol", (DL_FUNC) &_clbayes_cpp_chol, 3},
     {"_clbayes_cpp_chol_gpu", (DL_FUNC) &_clbayes_cpp_chol_gpu, 2},
     {"_clbayes_cpp_chol_grad", (DL_FUNC) &_clbayes_cpp_chol_grad, 3},

@@ -120,3 +120,47 @@ Rcpp::List cpp_batched_op(std::string op, Rcpp::NumericVector a, Rcpp::NumericVe
   glue::stop_no_opencl();
 #endif
 }
+
+// Read and set the tuning knobs of the batched device routines (internal,
+// for the tests: R/batched.R, batched_tuning). `values` is a named integer
+// vector of the fields to set; returns every field's previous value.
+// [[Rcpp::export(.cpp_batched_tuning)]]
+Rcpp::IntegerVector cpp_batched_tuning(Rcpp::IntegerVector values) {
+  clbayes::batched::tuning& t = clbayes::batched::default_tuning();
+  struct field {
+    const char* name;
+    int* value;
+  };
+  const field fields[] = {{"serial_max_m", &t.serial_max_m},
+                          {"team_size_max", &t.team_size_max},
+                          {"blocked_min_m", &t.blocked_min_m},
+                          {"gp_blocked_min_n", &t.gp_blocked_min_n},
+                          {"blocked_nb", &t.blocked_nb},
+                          {"blocked_rows", &t.blocked_rows},
+                          {"blocked_tile", &t.blocked_tile},
+                          {"blocked_wpt", &t.blocked_wpt}};
+  Rcpp::IntegerVector old;
+  Rcpp::CharacterVector old_names;
+  for (const field& f : fields) {
+    old.push_back(*f.value);
+    old_names.push_back(f.name);
+  }
+  old.attr("names") = old_names;
+  Rcpp::CharacterVector names = values.size() > 0
+                                    ? Rcpp::CharacterVector(values.attr("names"))
+                                    : Rcpp::CharacterVector();
+  for (R_xlen_t k = 0; k < values.size(); ++k) {
+    const std::string key = Rcpp::as<std::string>(names[k]);
+    bool found = false;
+    for (const field& f : fields) {
+      if (key == f.name) {
+        if (values[k] == NA_INTEGER || values[k] < 1)
+          Rcpp::stop("tuning value `%s` must be a positive integer", key);
+        *f.value = values[k];
+        found = true;
+      }
+    }
+    if (!found) Rcpp::stop("unknown tuning field `%s`", key);
+  }
+  return old;
+}

@@ -10,13 +10,21 @@
 //   g++ -std=c++17 -O3 -march=native -DCLBAYES_OPENCL -I inst/include
 //       -I .bench-deps inst/bench/bench_batched.cpp -o bench_batched -lOpenCL
 // Run:
-//   ./bench_batched                                  # the sizes (a GPU)
+//   ./bench_batched --reps 3                         # the sizes (a GPU)
 //   ./bench_batched --chol 1000x8,100x32 --gp 100x30 --reps 3   # small (PoCL)
 // --chol takes BxM pairs, --gp NxROWS pairs; either may be "none".
 // Tuning knobs to try on a new device: --team N (largest work group of the
 // team kernels, default 256), --panel P (Cholesky panel width CHOL_PANEL,
 // default 16), --serial-max M (largest m factored one matrix per work item,
-// default 8).
+// default 8), --blocked-min M / --gp-blocked-min N (switch points to the
+// blocked multi-work-group Cholesky), --nb NB (its block width).
+//
+// Paths tables: every case is also run with the one-work-group-per-item
+// path (team Cholesky / fused GP kernel) and with each blocked variant of
+// --variants NB:ROWS:TILE:WPT,... (block width, rows per panel work group,
+// trailing-update tile and register block), each checked against the CPU,
+// so one GPU run picks the switch points and the defaults. --paths-chol and
+// --paths-gp give their sizes ("none" skips).
 
 #include <clbayes/batched/apply_op.hpp>
 #include <clbayes/batched/chol_batched.hpp>
@@ -28,6 +36,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <string>
 #include <utility>
@@ -196,18 +205,185 @@ void bench_gp(int n, int rows, int reps, std::mt19937& gen) {
               cpu_ms_per_row * rows, err);
 }
 
+// A blocked-path variant: block width, panel rows, syrk tile and register block.
+struct variant {
+  int nb, rows, tile, wpt;
+  std::string name() const {
+    return std::to_string(nb) + ":" + std::to_string(rows) + ":" + std::to_string(tile) +
+           ":" + std::to_string(wpt);
+  }
+};
+
+std::vector<variant> parse_variants(const std::string& s) {
+  std::vector<variant> out;
+  std::size_t start = 0;
+  while (start < s.size()) {
+    std::size_t end = s.find(',', start);
+    if (end == std::string::npos) end = s.size();
+    variant v{};
+    if (std::sscanf(s.substr(start, end - start).c_str(), "%d:%d:%d:%d", &v.nb, &v.rows,
+                    &v.tile, &v.wpt) != 4)
+      throw std::runtime_error("bad variant '" + s.substr(start, end - start) + "'");
+    out.push_back(v);
+    start = end + 1;
+  }
+  return out;
+}
+
+// Sets the tuning to one path for the lifetime of the object: variant
+// index -1 is the one-work-group-per-item path, else the blocked variant.
+struct path_scope {
+  batched::tuning saved = batched::default_tuning();
+  path_scope(const std::vector<variant>& vs, int k) {
+    batched::tuning& t = batched::default_tuning();
+    if (k < 0) {
+      t.blocked_min_m = t.gp_blocked_min_n = std::numeric_limits<int>::max();
+    } else {
+      t.blocked_min_m = t.gp_blocked_min_n = 1;
+      t.blocked_nb = vs[k].nb;
+      t.blocked_rows = vs[k].rows;
+      t.blocked_tile = vs[k].tile;
+      t.blocked_wpt = vs[k].wpt;
+    }
+  }
+  ~path_scope() { batched::default_tuning() = saved; }
+};
+
+void print_paths_header(const char* first, const char* size, const std::vector<variant>& vs,
+                        const char* rate) {
+  std::printf("| %s | %s | %s |", first, size,
+              std::strcmp(rate, "fact/s") == 0 ? "team" : "fused");
+  for (const variant& v : vs) std::printf(" blocked %s |", v.name().c_str());
+  std::printf(" best | %s (best) | max err |\n|---|---|---|", rate);
+  for (std::size_t k = 0; k < vs.size(); ++k) std::printf("---|");
+  std::printf("---|---|---|\n");
+}
+
+// Columns a, b, each path's time, the best, its rate (per items / ms).
+void print_paths_row(int a, int b, int items, const std::vector<double>& ms, double err,
+                     const std::vector<variant>& vs, const char* first) {
+  std::printf("| %d | %d |", a, b);
+  std::size_t best = 0;
+  for (std::size_t k = 0; k < ms.size(); ++k) {
+    std::printf(" %.3g |", ms[k]);
+    if (ms[k] < ms[best]) best = k;
+  }
+  std::printf(" %s | %.4g | %.2e |\n", best == 0 ? first : vs[best - 1].name().c_str(),
+              items / (ms[best] * 1e-3), err);
+}
+
+// Batched Cholesky (B, m), device-resident, contiguous: each path's time and
+// the largest difference from the CPU factors over all paths.
+void paths_chol(int B, int m, int reps, const std::vector<variant>& vs, std::mt19937& gen) {
+  using namespace clbayes::batched;
+  std::vector<double> a = spd_batch(m, B, gen), cpu(a), dev(a.size());
+  chol_batched_cpu(cpu.data(), m, B);
+  opencl::matrix_cl pristine = opencl::to_matrix_cl(a.data(), m, m * B);
+  opencl::matrix_cl work(m, m * B);
+  opencl::matrix_cl info = int_buffer(B);
+  cl::CommandQueue& q = opencl::context::instance().queue();
+  auto reset = [&] {
+    pristine.wait();
+    work.wait();
+    q.enqueueCopyBuffer(pristine.buffer(), work.buffer(), 0, 0, sizeof(double) * a.size());
+    q.finish();
+  };
+  std::vector<double> ms;
+  double err = 0.0;
+  for (int k = -1; k < static_cast<int>(vs.size()); ++k) {
+    path_scope scope(vs, k);
+    reset();
+    chol_batched(work, m, B, contiguous(m, m), info);
+    opencl::from_matrix_cl(work, dev.data());
+    for (std::size_t e = 0; e < a.size(); ++e) err = std::fmax(err, std::fabs(dev[e] - cpu[e]));
+    for (int st : read_ints(info, B))
+      if (st != 0) err = NAN;
+    ms.push_back(median_ms(reps, [&] {
+      reset();
+      const auto t0 = clock_type::now();
+      chol_batched(work, m, B, contiguous(m, m), info);
+      q.finish();
+      return ms_since(t0);
+    }));
+  }
+  print_paths_row(B, m, B, ms, err, vs, "team");
+}
+
+// GP log-likelihood (n locations, rows per launch): each path's time and
+// the largest relative difference from the CPU on the first 2 rows.
+void paths_gp(int n, int rows, int reps, const std::vector<variant>& vs, std::mt19937& gen) {
+  using namespace clbayes::batched;
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::normal_distribution<double> z(0.0, 1.0);
+  const int p = 2, d = 2;
+  std::vector<double> coords(static_cast<std::size_t>(n) * d), X(static_cast<std::size_t>(n) * p),
+      y(n), beta = {1.0, -0.5}, theta(static_cast<std::size_t>(rows) * 3);
+  for (double& c : coords) c = u(gen);
+  for (int i = 0; i < n; ++i) {
+    X[i] = 1.0;
+    X[n + i] = z(gen);
+    y[i] = beta[0] + beta[1] * X[n + i] + z(gen);
+  }
+  for (int r = 0; r < rows; ++r) {
+    theta[r] = 0.5 + 1.5 * u(gen);
+    theta[rows + r] = 0.1 + 0.9 * u(gen);
+    theta[2 * rows + r] = 0.05 + 0.45 * u(gen);
+  }
+  gp_loglik model(y.data(), X.data(), n, p, coords.data(), d);
+  const int check_rows = std::min(rows, 2);
+  std::vector<double> sub(static_cast<std::size_t>(check_rows) * 3);
+  for (int c = 0; c < 3; ++c)
+    for (int r = 0; r < check_rows; ++r) sub[c * check_rows + r] = theta[c * rows + r];
+  std::vector<double> cpu = model.evaluate_cpu(beta.data(), sub.data(), check_rows,
+                                               covariance::exponential);
+  opencl::matrix_cl bd = opencl::to_matrix_cl(beta.data(), p, 1);
+  opencl::matrix_cl td = opencl::to_matrix_cl(theta.data(), rows, 3);
+  opencl::matrix_cl od(rows, 1);
+  cl::CommandQueue& q = opencl::context::instance().queue();
+  std::vector<double> ms, dev(static_cast<std::size_t>(rows));
+  double err = 0.0;
+  for (int k = -1; k < static_cast<int>(vs.size()); ++k) {
+    path_scope scope(vs, k);
+    model.evaluate_device(bd, td, od, covariance::exponential);
+    opencl::from_matrix_cl(od, dev.data());
+    for (int r = 0; r < check_rows; ++r)
+      err = std::fmax(err, std::fabs(dev[r] - cpu[r]) / std::fmax(1.0, std::fabs(cpu[r])));
+    for (double v : dev)
+      if (!std::isfinite(v)) err = NAN;
+    ms.push_back(median_ms(reps, [&] {
+      q.finish();
+      const auto t0 = clock_type::now();
+      model.evaluate_device(bd, td, od, covariance::exponential);
+      q.finish();
+      return ms_since(t0);
+    }));
+  }
+  print_paths_row(n, rows, rows, ms, err, vs, "fused");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string chol = "100000x8,20000x32,5000x64,1000x128,200x256,60x500";
-  std::string gp = "100x30,100x240,500x30,500x240,1000x30,1000x240,2000x30,2000x240";
+  std::string gp = "100x30,100x240,500x30,500x240,1000x240,2000x240";
+  std::string paths_chol_sizes = "20000x32,5000x64,2000x100,1000x128,200x256,60x500";
+  std::string paths_gp_sizes =
+      "100x30,100x240,200x30,200x240,500x30,500x240,500x2048,1000x30,1000x240,1000x2048,"
+      "2000x30,2000x240,2000x2048";
+  std::string variants = "32:64:64:4,64:64:64:4,48:64:64:4,64:128:32:2,64:64:64:8";
   int reps = 5;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i];
     if (k == "--chol") chol = argv[i + 1];
     else if (k == "--gp") gp = argv[i + 1];
+    else if (k == "--paths-chol") paths_chol_sizes = argv[i + 1];
+    else if (k == "--paths-gp") paths_gp_sizes = argv[i + 1];
+    else if (k == "--variants") variants = argv[i + 1];
+    else if (k == "--gp-blocked-min") batched::default_tuning().gp_blocked_min_n = std::atoi(argv[i + 1]);
     else if (k == "--reps") reps = std::max(1, std::atoi(argv[i + 1]));
     else if (k == "--team") batched::default_tuning().team_size_max = std::atoi(argv[i + 1]);
+    else if (k == "--blocked-min") batched::default_tuning().blocked_min_m = std::atoi(argv[i + 1]);
+    else if (k == "--nb") batched::default_tuning().blocked_nb = std::atoi(argv[i + 1]);
     else if (k == "--serial-max") batched::default_tuning().serial_max_m = std::atoi(argv[i + 1]);
     else if (k == "--panel") {
       opencl::kernels::chol_batched_team().set_option("CHOL_PANEL", std::atoi(argv[i + 1]));
@@ -239,6 +415,16 @@ int main(int argc, char** argv) {
     std::printf("| n | rows | device | evals/s | with transfers | evals/s | CPU (1 thread) | max rel err |\n");
     std::printf("|---|---|---|---|---|---|---|---|\n");
     for (auto& s : parse_pairs(gp)) bench_gp(s.first, s.second, reps, gen);
+    const std::vector<variant> vs = parse_variants(variants);
+    std::printf("\nBatched Cholesky by path (float64), device-resident, median of %d, ms;\n"
+                "blocked NB:ROWS:TILE:WPT; max abs err over all paths vs the CPU\n\n",
+                reps);
+    print_paths_header("B", "m", vs, "fact/s");
+    for (auto& s : parse_pairs(paths_chol_sizes)) paths_chol(s.first, s.second, reps, vs, gen);
+    std::printf("\nGP log-likelihood by path (exponential), device-resident, median of %d,\n"
+                "ms; max rel err over all paths vs the CPU on 2 rows\n\n", reps);
+    print_paths_header("n", "rows", vs, "evals/s");
+    for (auto& s : parse_pairs(paths_gp_sizes)) paths_gp(s.first, s.second, reps, vs, gen);
   } catch (const std::exception& e) {
     std::printf("error: %s\n", e.what());
     return 1;

@@ -54,6 +54,18 @@ struct tuning {
   // Bytes of global scratch one gp_loglik launch may use (rows are split
   // over launches beyond it); 0 means a quarter of the device's memory.
   std::size_t gp_scratch_budget = 0;
+  // Blocked multi-work-group Cholesky (chol_blocked.hpp): used for m at or
+  // above blocked_min_m (and by gp_loglik for n at or above
+  // gp_blocked_min_n); block width, rows per panel work group, and the
+  // trailing update's square tile and register block (tile / wpt work
+  // items per side). Tests lower the switch points to reach the path at
+  // small sizes; the defaults come from inst/bench/bench_batched.
+  int blocked_min_m = 128;
+  int gp_blocked_min_n = 128;
+  int blocked_nb = 32;
+  int blocked_rows = 64;
+  int blocked_tile = 64;
+  int blocked_wpt = 4;
 };
 
 inline tuning& default_tuning() {

@@ -4,7 +4,9 @@
 // Batched Cholesky A_b = L_b L_b^T for B small m x m matrices. The device
 // path picks the level by size (batched-linalg.txt): serial (one work item
 // per matrix) up to tuning::serial_max_m, team (one work group per matrix)
-// beyond, in local memory while the matrix fits and in global memory after.
+// beyond, in local memory while the matrix fits and in global memory after,
+// and from tuning::blocked_min_m on the blocked multi-work-group algorithm
+// of chol_blocked.hpp (many work groups per item).
 // The CPU path is Eigen's LLT per item, parallel over items with OpenMP.
 //
 // Both paths factor in place, read the lower triangle, zero the upper one,
@@ -18,6 +20,7 @@
 
 #ifdef CLBAYES_OPENCL
 #include "../kernels/batched_chol.hpp"
+#include "chol_blocked.hpp"
 #include "../opencl/transfer.hpp"
 #endif
 
@@ -72,6 +75,10 @@ inline void chol_batched(opencl::matrix_cl& a, int m, int B, batch_layout layout
       opencl::kernels::chol_batched_serial()(cl::NDRange(B), a, info, B, m, layout.rs,
                                              layout.cs, layout.bs, tol);
     }
+    return;
+  }
+  if (m >= t.blocked_min_m) {
+    chol_batched_blocked(a, m, B, layout, info, tol);
     return;
   }
   const int ls = pow2_size(m, 32, team_size_limit());

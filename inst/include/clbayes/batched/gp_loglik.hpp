@@ -13,6 +13,11 @@
 // gives -Inf, and so does a Sigma that is numerically not positive definite:
 // a Cholesky pivot at or below singular_tol(n) * (kappa + psi).
 //
+// On the device, one fused kernel per launch (one work group per row) for
+// n below tuning::gp_blocked_min_n; from there on, build + blocked batched
+// Cholesky + finish (evaluate_blocked), which spreads each row over many
+// work groups.
+//
 // The data (y, X, coordinates) are copied once; the device copy is made on
 // first device use and stays there between calls, so a sampler pays only for
 // beta and theta going in and one double per row coming out.
@@ -28,6 +33,8 @@
 
 #ifdef CLBAYES_OPENCL
 #include "../kernels/gp_loglik.hpp"
+#include "../kernels/gp_loglik_blocked.hpp"
+#include "chol_blocked.hpp"
 #include "../opencl/transfer.hpp"
 #endif
 
@@ -104,6 +111,10 @@ class gp_loglik {
     if (out.size() < rows) throw invalid_argument("out", "must hold one value per row");
     if (beta.size() < p_) throw invalid_argument("beta", "must have length ncol(X)");
     if (rows == 0) return;
+    if (n_ >= default_tuning().gp_blocked_min_n) {
+      evaluate_blocked(beta, theta, out, cov);
+      return;
+    }
     device_data& dd = device();
     const int n = n_;
     const int ls = pow2_size(n, 32, team_size_limit());
@@ -127,6 +138,44 @@ class gp_loglik {
           static_cast<int>(cov), singular_tol(n), use_local ? dd.dummy : dd.scratch,
           cl::Local(use_local ? work : sizeof(double)), cl::Local(red),
           use_local ? 1 : 0);
+    }
+  }
+
+  /**
+   * The same for large n, in three steps over all rows of a launch (rows
+   * are split over launches beyond gp_scratch_budget()): build the scaled,
+   * augmented covariance of every row (kernels/gp_loglik_blocked.hpp),
+   * factor them with the blocked batched Cholesky, read off the densities.
+   */
+  void evaluate_blocked(const opencl::matrix_cl& beta, const opencl::matrix_cl& theta,
+                        opencl::matrix_cl& out, covariance cov) {
+    const int rows = theta.rows();
+    device_data& dd = device();
+    const int n = n_, N = n_ + 1;
+    check_batch_size("coords", N, N, 1);
+    const std::size_t per_row = sizeof(double) * static_cast<std::size_t>(N) * N;
+    const int per_launch = static_cast<int>(std::max<std::size_t>(
+        1, std::min<std::size_t>(gp_scratch_budget() / per_row,
+                                 static_cast<std::size_t>(rows))));
+    if (dd.bscratch.rows() != N * N || dd.bscratch.cols() < per_launch) {
+      dd.bscratch = opencl::matrix_cl(N * N, per_launch);
+      dd.binfo = int_buffer(per_launch);
+    }
+    const opencl::matrix_cl& beta_arg = p_ > 0 ? beta : dd.dummy;
+    const int ls = pow2_size(256, 1, team_size_limit());
+    const std::size_t build = std::min<std::size_t>(
+        opencl::round_up(static_cast<std::size_t>(N) * N, 64), 64 * 1024);
+    for (int row0 = 0; row0 < rows; row0 += per_launch) {
+      check_interrupt();
+      const int count = std::min(per_launch, rows - row0);
+      opencl::kernels::gp_blocked_build()(
+          cl::NDRange(build, count), cl::NDRange(64, 1), dd.bscratch, dd.binfo, theta,
+          rows, row0, dd.y, dd.X, p_, beta_arg, dd.coords, d_, n, static_cast<int>(cov));
+      chol_batched_blocked(dd.bscratch, N, count, contiguous(N, N), dd.binfo,
+                           singular_tol(n), true, &dd.bdiag, false);
+      opencl::kernels::gp_blocked_finish()(
+          cl::NDRange(static_cast<std::size_t>(count) * ls), cl::NDRange(ls), out,
+          dd.bscratch, dd.binfo, theta, rows, row0, n, cl::Local(sizeof(double) * ls));
     }
   }
 
@@ -189,6 +238,7 @@ class gp_loglik {
 #ifdef CLBAYES_OPENCL
   struct device_data {
     opencl::matrix_cl y, X, coords, scratch, dummy;
+    opencl::matrix_cl bscratch, binfo, bdiag;  // the blocked path's
   };
   std::unique_ptr<device_data> dev_;
 
