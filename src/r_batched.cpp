@@ -154,8 +154,10 @@ Rcpp::IntegerVector cpp_batched_tuning(Rcpp::IntegerVector values) {
     bool found = false;
     for (const field& f : fields) {
       if (key == f.name) {
-        if (values[k] == NA_INTEGER || values[k] < 1)
-          Rcpp::stop("tuning value `%s` must be a positive integer", key);
+        // blocked_nb 0: the width chosen by size (blocked_width_for)
+        const int lowest = key == "blocked_nb" ? 0 : 1;
+        if (values[k] == NA_INTEGER || values[k] < lowest)
+          Rcpp::stop("tuning value `%s` must be a whole number of at least %d", key, lowest);
         *f.value = values[k];
         found = true;
       }

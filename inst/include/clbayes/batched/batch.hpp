@@ -59,10 +59,15 @@ struct tuning {
   // gp_blocked_min_n); block width, rows per panel work group, and the
   // trailing update's square tile and register block (tile / wpt work
   // items per side). Tests lower the switch points to reach the path at
-  // small sizes; the defaults come from inst/bench/bench_batched.
-  int blocked_min_m = 128;
-  int gp_blocked_min_n = 128;
-  int blocked_nb = 32;
+  // small sizes. Defaults from inst/bench/bench_batched on the H200
+  // (RESULTS.md, session 2): the team kernel won up to m = 128 (1000 x 128:
+  // 0.455 against 0.58 ms), the blocked path from 256 (200 x 256: 0.53
+  // against 0.97; 60 x 500: 1.03-1.11 against 4.36); for the GP the blocked
+  // path won from n = 100 (0.15 against 0.29 ms at 30 rows). blocked_nb 0:
+  // blocked_width_for(m).
+  int blocked_min_m = 192;
+  int gp_blocked_min_n = 100;
+  int blocked_nb = 0;
   int blocked_rows = 64;
   int blocked_tile = 64;
   int blocked_wpt = 4;

@@ -30,10 +30,17 @@ struct blocked_plan {
   int nb, rows, tile, wpt;
 };
 
-inline blocked_plan make_blocked_plan() {
+/** The block width for m x m items when tuning::blocked_nb is 0: on the
+ *  H200 (bench_batched, RESULTS.md session 2) 32 was fastest up to the
+ *  GP's n = 500, 48 at 1000 and 64 at 2000 (wider blocks, fewer launches
+ *  and less trailing traffic, once the panels are long enough to fill the
+ *  device). */
+inline int blocked_width_for(int m) { return m < 768 ? 32 : (m < 1536 ? 48 : 64); }
+
+inline blocked_plan make_blocked_plan(int m) {
   const tuning& t = default_tuning();
   blocked_plan p;
-  p.nb = std::max(1, t.blocked_nb);
+  p.nb = t.blocked_nb > 0 ? t.blocked_nb : blocked_width_for(m);
   p.rows = std::max(1, std::min(t.blocked_rows, team_size_limit()));
   p.wpt = std::max(1, t.blocked_wpt);
   p.tile = std::max(p.wpt, t.blocked_tile / p.wpt * p.wpt);
@@ -65,7 +72,7 @@ inline void chol_batched_blocked(opencl::matrix_cl& a, int m, int B, batch_layou
   if (B == 0 || m == 0) return;
   // Item offsets are 64-bit in these kernels: only one item must fit int.
   check_batch_size("a", m, m, 1);
-  blocked_plan p = make_blocked_plan();
+  blocked_plan p = make_blocked_plan(m);
   auto& panel = opencl::kernels::chol_blocked_panel();
   auto& syrk = opencl::kernels::chol_blocked_syrk();
   panel.set_option("CHOL_NB", p.nb);
