@@ -11,7 +11,8 @@ bench_results_file <- function() {
 # One markdown table under a heading of a markdown file, as a data frame.
 #
 # section: the start of the heading's text (after the #s), matched exactly
-#   and case-sensitively; the first heading that starts with it is used.
+#   and case-sensitively; the last heading that starts with it is used
+#   (RESULTS.md appends runs in time order, so that is the latest record).
 #   The section runs to the next heading of the same or a higher level
 #   (as many or fewer #s); lines inside ``` fences are not headings.
 # table_index: which table of the section, 1 for the first; or a column
@@ -52,7 +53,7 @@ bench_results_table <- function(section, table_index = 1L,
   if (!length(hit)) {
     stop(sprintf("`section`: no heading starts with \"%s\"", section), call. = FALSE)
   }
-  h <- hit[1L]
+  h <- hit[length(hit)]
   after <- which(seq_len(nrow(heads)) > h & heads$level <= heads$level[h])
   last <- if (length(after)) heads$line[after[1L]] - 1L else length(lines)
   first <- heads$line[h] + 1L

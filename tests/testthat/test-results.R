@@ -109,6 +109,15 @@ test_that("a section ends at the next heading of its level, not at deeper ones",
   })
 })
 
+test_that("of several headings with the same start, the last (latest) is read", {
+  md <- c("## Sums (H200, 2026-11-21 10:00 UTC)", "", "| n | GB/s |", "|---|---|",
+          "| 8 | 1.5 |", "", "## Sums again (H200, 2026-11-22 03:49 UTC)", "",
+          "| n | GB/s |", "|---|---|", "| 8 | 4.0 |")
+  t <- clbayes:::bench_results_table("Sums", lines = md)
+  expect_equal(t[["GB/s"]], 4.0)
+  expect_equal(attr(t, "date"), "2026-11-22")
+})
+
 test_that("the arguments are checked", {
   expect_error(clbayes:::bench_results_table(1), "`section`")
   expect_error(clbayes:::bench_results_table("a", 0), "`table_index`")
