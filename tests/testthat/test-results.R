@@ -132,6 +132,6 @@ test_that("the installed RESULTS.md has the tables the vignettes read", {
   expect_true(all(c("data", "n", "kahan", "div2") %in% names(t)))
   expect_true(is.numeric(t$n) && is.numeric(t$kahan))
   expect_false(is.na(attr(t, "date")))
-  g <- clbayes:::bench_results_table("GLM log-likelihoods", 1, file = f)
+  g <- clbayes:::bench_results_table("GLM log-likelihoods: ", 1, file = f)
   expect_true(all(c("family", "n", "CPU / device") %in% names(g)))
 })
