@@ -115,7 +115,7 @@ test_that("of several headings with the same start, the last (latest) is read", 
           "| n | GB/s |", "|---|---|", "| 8 | 4.0 |")
   t <- clbayes:::bench_results_table("Sums", lines = md)
   expect_equal(t[["GB/s"]], 4.0)
-  expect_equal(attr(t, "date"), "2026-11-22")
+  expect_equal(attr(t, "date"), "2026-11-22 03:49 UTC")
 })
 
 test_that("the arguments are checked", {
