@@ -19,6 +19,7 @@
 //          --pinned-chunk-kb K --pinned-threads T (pinned staging copies)
 //          --leaf 1|2 --leaf-t T --lookahead 0|1 --outer-block-large NB
 //          --panel-recursive 0|1 --trailing-chunks C --trailing-reserve U
+//          --panel-trsm 0|1 (the chain on the diagonal block only)
 //          --profile (per-phase device times of the Cholesky at each n)
 // The table puts the first Cholesky path (kernel 1, recursion over the
 // whole matrix, as measured in RESULTS.md) and kernel 1's GEMM beside the
@@ -54,6 +55,7 @@ int main(int argc, char** argv) {
       else if (a == "--trailing-reserve") la::cholesky_settings().trailing_reserve = next();
       else if (a == "--outer-block-large") la::cholesky_settings().outer_block_large = std::max(0, next());
       else if (a == "--profile") profile = true;
+      else if (a == "--panel-trsm") la::cholesky_settings().panel_trsm = next();
       else if (a == "--panel") la::cholesky_settings().panel = next();
       else if (a == "--pinned-chunk-kb") cl_ops::pinned_settings().chunk_bytes = std::size_t(std::max(1, next())) << 10;
       else if (a == "--pinned-threads") cl_ops::pinned_settings().threads = next();
@@ -79,7 +81,7 @@ int main(int argc, char** argv) {
       const auto& g = cl_ops::kernels::gemm_nn;
       const auto& d = cl_ops::kernels::gemm_db_nn;
       std::printf("options %s: reps %d, GEMM kernel %d (small below %d%%), outer block %d, "
-                  "panel %d, leaf kernel %d, LEAF_T %d, look-ahead %d, panel by halves %d, trailing chunks %d, units reserved %d, "
+                  "panel %d, leaf kernel %d, LEAF_T %d, look-ahead %d, panel by halves %d, trailing chunks %d, units reserved %d, diagonal chain %d, "
                   "outer block large %d from %d, "
                   "inner partition %d, partition %d, CHOLESKY_BLOCK %d, DIAG_BLOCK %d, grad block %d, "
                   "kernel 1 TM %d TN %d TK %d WPTM %d WPTN %d, kernel 2 TM %d TN %d TK %d WPTM %d "
@@ -88,7 +90,7 @@ int main(int argc, char** argv) {
                   la::cholesky_settings().panel, la::cholesky_settings().leaf,
                   cl_ops::kernels::cholesky_leaf.option("LEAF_T"), la::cholesky_settings().lookahead,
                   la::cholesky_settings().panel_recursive, la::cholesky_settings().trailing_chunks,
-                  la::cholesky_settings().trailing_reserve,
+                  la::cholesky_settings().trailing_reserve, la::cholesky_settings().panel_trsm,
                   la::cholesky_settings().outer_block_large, la::cholesky_settings().large_from,
                   la::cholesky_settings().inner_partition,
                   la::cholesky_settings().partition,

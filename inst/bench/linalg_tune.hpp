@@ -91,9 +91,10 @@ void set_gemm(const gemm_cfg& c) {
 // kernels/cholesky_leaf.hpp with lt work items per row), look-ahead on a
 // second queue (la), panels by halves (rec) and the trailing update in
 // `chunks` products on all but `reserve` compute units (with look-ahead).
+// trsm: the chain on the diagonal block only (cholesky_tuning::panel_trsm).
 struct chol_cfg {
   int kernel, outer, partition, leaf, small, panel, lk = 1, lt = 8, la = 0, rec = 0, chunks = 1,
-      reserve = 0;
+      reserve = 0, trsm = 0;
 };
 
 void set_leaf_block(int b) {
@@ -115,6 +116,7 @@ void set_chol(const chol_cfg& c) {
   la::cholesky_settings().panel_recursive = c.rec;
   la::cholesky_settings().trailing_chunks = c.chunks;
   la::cholesky_settings().trailing_reserve = c.reserve;
+  la::cholesky_settings().panel_trsm = c.trsm;
   cl_ops::kernels::cholesky_leaf.set_option("LEAF_T", c.lt);
 }
 
@@ -125,7 +127,7 @@ chol_cfg get_chol() {
           cl_ops::kernels::cholesky_block.option("CHOLESKY_BLOCK"),
           la::gemm_settings().small_below_pct, s.panel, s.leaf,
           cl_ops::kernels::cholesky_leaf.option("LEAF_T"), s.lookahead, s.panel_recursive,
-          s.trailing_chunks, s.trailing_reserve};
+          s.trailing_chunks, s.trailing_reserve, s.panel_trsm};
 }
 
 // The first device path as measured on the H200 (RESULTS.md): kernel 1
@@ -254,23 +256,23 @@ double sweep_row(const chol_cfg& c, const matrix_cl& da, double amax, int reps) 
     matrix_cl llt = la::multiply_transpose(dl);
     const double resid = max_abs(download(cl_ops::subtract(llt, da))) / amax;
     double ms = time_ms(reps, [&] { matrix_cl x = la::cholesky(da); finish(); });
-    std::printf("| %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %.2f | %.1f | %llu | %.1e |\n",
+    std::printf("| %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %.2f | %.1f | %llu | %.1e |\n",
                 c.kernel, c.outer, c.panel, c.partition, c.leaf, c.small, c.lk, c.lt, c.la, c.rec,
-                c.chunks, c.reserve, ms,
+                c.chunks, c.reserve, c.trsm, ms,
                 double(n) * n * n / 3 / ms / 1e6, launches, resid);
     return resid < 1e-12 ? ms : NAN;
   } catch (const std::exception& e) {
-    std::printf("| %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | failed: %s | | | |\n",
+    std::printf("| %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | failed: %s | | | |\n",
                 c.kernel, c.outer, c.panel, c.partition, c.leaf, c.small, c.lk, c.lt, c.la, c.rec,
-                c.chunks, c.reserve, e.what());
+                c.chunks, c.reserve, c.trsm, e.what());
     return NAN;
   }
 }
 
 const char* sweep_header =
     "| GEMM kernel | outer block | panel | partition | CHOLESKY_BLOCK | small below %% | leaf kernel | "
-    "LEAF_T | look-ahead | panel by halves | trailing chunks | units reserved | ms | GFLOP/s | launches | "
-    "residual |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+    "LEAF_T | look-ahead | panel by halves | trailing chunks | units reserved | diagonal chain | ms | "
+    "GFLOP/s | launches | residual |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
 
 // Sweep the Cholesky paths at order n, greedily one knob group at a time,
 // each row verified by its residual: references (the first path, the panel
@@ -328,13 +330,37 @@ void tune_cholesky(int n, int n_large, int reps) {
     c.outer = outer;
     if (outer != base.outer) run(c);
   }
+  // The chain on the diagonal block only (linalg/cholesky_trsm.hpp), with
+  // look-ahead and the kept leaf: outer block x units reserved (the chain
+  // is short, so fewer units may do), then panels by halves or not.
+  base = best_cfg;
+  chol_cfg best_trsm = base;
+  double best_trsm_ms = 1e300;
+  for (int outer : {256, 512, 768, 1024})
+    for (int reserve : {0, 4, 8, 16}) {
+      chol_cfg c = base;
+      c.trsm = 1;
+      c.la = 1;
+      c.outer = outer;
+      c.reserve = reserve;
+      const double ms = sweep_row(c, da, amax, reps);
+      if (ms < best) { best = ms; best_cfg = c; }
+      if (ms < best_trsm_ms) { best_trsm_ms = ms; best_trsm = c; }
+    }
+  for (int chunks : {1, 4}) {
+    chol_cfg c = best_trsm;
+    c.rec = 1 - c.rec;
+    c.chunks = chunks;
+    run(c);
+  }
   set_chol(best_cfg);
   std::printf("\nkept GEMM kernel %d, outer block %d, panel %d, partition %d, CHOLESKY_BLOCK %d, "
               "small below %d%%, leaf kernel %d, LEAF_T %d, look-ahead %d, panel by halves %d, "
-              "trailing chunks %d, units reserved %d (first path: %.2f ms, kept: %.2f ms)\n\n",
+              "trailing chunks %d, units reserved %d, diagonal chain %d (first path: %.2f ms, kept: "
+              "%.2f ms)\n\n",
               best_cfg.kernel, best_cfg.outer, best_cfg.panel, best_cfg.partition, best_cfg.leaf,
               best_cfg.small, best_cfg.lk, best_cfg.lt, best_cfg.la, best_cfg.rec, best_cfg.chunks,
-              best_cfg.reserve, best_old, best);
+              best_cfg.reserve, best_cfg.trsm, best_old, best);
   set_chol(panel_ref);
   profile_cholesky(da, "panel path before (leaf 1, one queue, outer 512)");
   set_chol(best_cfg);
@@ -343,7 +369,9 @@ void tune_cholesky(int n, int n_large, int reps) {
     Eigen::MatrixXd al = toeplitz(n_large);
     matrix_cl dal = upload(al);
     const double almax = max_abs(al);
-    std::printf("Outer block at n = %d (the rest as kept)\n\n", n_large);
+    std::printf("Outer block at n = %d (the rest as kept; rows with the other diagonal chain "
+                "setting, with look-ahead and 8 units reserved, for comparison only)\n\n",
+                n_large);
     std::printf(sweep_header);
     double best_l = 1e300;
     int kept_l = best_cfg.outer;
@@ -352,6 +380,14 @@ void tune_cholesky(int n, int n_large, int reps) {
       c.outer = outer;
       const double ms = sweep_row(c, dal, almax, std::min(reps, 3));
       if (ms < best_l) { best_l = ms; kept_l = outer; }
+    }
+    for (int outer : {512, 1024}) {
+      chol_cfg c = best_cfg;
+      c.trsm = 1 - c.trsm;
+      c.la = 1;
+      c.reserve = 8;
+      c.outer = outer;
+      sweep_row(c, dal, almax, std::min(reps, 3));
     }
     set_chol(best_cfg);
     la::cholesky_settings().outer_block_large = kept_l;

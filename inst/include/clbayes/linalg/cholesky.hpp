@@ -25,6 +25,7 @@
 #include "../opencl/sub_block.hpp"
 #include "../opencl/transfer.hpp"
 #include "cholesky_panel.hpp"
+#include "cholesky_trsm.hpp"
 #include "gemm.hpp"
 #include "tri_inverse.hpp"
 
@@ -83,6 +84,11 @@ struct cholesky_tuning {
    *  only on devices with more than 4 * trailing_reserve compute units
    *  (H200 sweep at n = 8192: 8 of 132 units, 21.2 against 22.8 ms). */
   int trailing_reserve = 8;
+  /** With panel = 1: 1 runs the serial chain of small launches on the
+   *  diagonal block only and computes the panel below it by one product
+   *  with the block's inverse (linalg/cholesky_trsm.hpp), 0 factors the
+   *  whole tall panel with the chain (linalg/cholesky_panel.hpp). */
+  int panel_trsm = 0;
 };
 inline cholesky_tuning& cholesky_settings() {
   static cholesky_tuning t;
@@ -241,12 +247,19 @@ inline matrix_cl cholesky(const matrix_cl& a) {
   const int outer =
       s.outer_block_large > 0 && w.rows() >= s.large_from ? s.outer_block_large : s.outer_block;
   const int nb = s.panel ? std::max(ib, outer / ib * ib) : outer / 32 * 32;
-  if (s.outer_block > 0 && s.panel && s.lookahead && w.rows() > nb)
-    internal::cholesky_lookahead(
-        w, nb, ib, flag, s.leaf, s.panel_recursive != 0, std::max(1, s.trailing_chunks),
-        s.trailing_reserve > 0 && ctx.info().compute_units > 4 * s.trailing_reserve
-            ? ctx.info().compute_units - s.trailing_reserve
-            : 0);
+  const int max_groups =
+      s.trailing_reserve > 0 && ctx.info().compute_units > 4 * s.trailing_reserve
+          ? ctx.info().compute_units - s.trailing_reserve
+          : 0;
+  const bool halves = s.panel_recursive != 0;
+  if (s.outer_block > 0 && s.panel && s.panel_trsm && s.lookahead && w.rows() > nb)
+    internal::cholesky_lookahead_trsm(w, nb, ib, flag, s.leaf, halves,
+                                      std::max(1, s.trailing_chunks), max_groups);
+  else if (s.outer_block > 0 && s.panel && s.panel_trsm)
+    internal::cholesky_trsm(w, nb, ib, flag, s.leaf, halves);
+  else if (s.outer_block > 0 && s.panel && s.lookahead && w.rows() > nb)
+    internal::cholesky_lookahead(w, nb, ib, flag, s.leaf, halves,
+                                 std::max(1, s.trailing_chunks), max_groups);
   else if (s.outer_block > 0 && s.panel)
     internal::cholesky_right_looking(w, nb, ib, flag, s.leaf, s.panel_recursive != 0);
   else if (s.outer_block > 0 && w.rows() > nb)

@@ -84,9 +84,9 @@ inline void lower_update(matrix_cl& w, int r0, int rows, int cols, int k, int b,
                opt);
 }
 
-// Factor the columns [k, k + b) of the n x n w (rows k and below), in
-// inner blocks of ib; t (at least (n - k - 1) x ib) and inv (ib x ib)
-// are scratch. Left to right, one block of ib columns at a time, each
+// Factor the columns [k, k + b) of the n x n w (rows k .. row_end, all
+// rows when row_end < 0), in inner blocks of ib; t (at least
+// (row_end - k - 1) x ib) and inv (ib x ib) are scratch. Left to right, one block of ib columns at a time, each
 // updating the rest of the panel (inner dimension ib); or, with
 // `recursive`, by halves: factor the left half, update the right half
 // with inner dimension b / 2, factor the right half. The same flops, but
@@ -94,13 +94,13 @@ inline void lower_update(matrix_cl& w, int r0, int rows, int cols, int k, int b,
 // far faster than many with inner dimension ib.
 inline void cholesky_panel(matrix_cl& w, int k, int b, int ib, matrix_cl& t,
                            matrix_cl& inv, const cl::Buffer& flag, int leaf,
-                           bool recursive) {
-  const int n = w.rows();
+                           bool recursive, int row_end = -1) {
+  const int n = row_end < 0 ? w.rows() : row_end;
   if (recursive && b > ib) {
     const int h = std::max(ib, (b / 2) / ib * ib);
-    cholesky_panel(w, k, h, ib, t, inv, flag, leaf, true);
+    cholesky_panel(w, k, h, ib, t, inv, flag, leaf, true, n);
     if (n - k - h > 0) lower_update(w, k + h, n - k - h, b - h, k, h, "panel update");
-    cholesky_panel(w, k + h, b - h, ib, t, inv, flag, leaf, true);
+    cholesky_panel(w, k + h, b - h, ib, t, inv, flag, leaf, true, n);
     return;
   }
   for (int c = k; c < k + b; c += ib) {
