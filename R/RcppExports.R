@@ -49,8 +49,8 @@
     .Call(`_clbayes_cpp_chol_grad_gpu`, L, L_adj)
 }
 
-.cpp_chol_tuning <- function(values) {
-    .Call(`_clbayes_cpp_chol_tuning`, values)
+.cpp_linalg_tuning <- function(values) {
+    .Call(`_clbayes_cpp_linalg_tuning`, values)
 }
 
 .cpp_devices <- function() {

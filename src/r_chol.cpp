@@ -8,6 +8,7 @@
 
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace la = clbayes::linalg;
 using glue::as_map;
@@ -76,20 +77,28 @@ SEXP cpp_chol_grad_gpu(SEXP L, SEXP L_adj) {
       la::cholesky_grad(glue::as_matrix_cl(L, "L"), glue::as_matrix_cl(L_adj, "L_adj"))));
 }
 
-// Test hook (tests/testthat/test-chol.R): sets the named fields of
-// linalg::cholesky_tuning (outer_block, outer_block_large, large_from, panel,
-// leaf, lookahead, panel_recursive, trailing_chunks, trailing_reserve,
-// panel_trsm) and returns their previous values, so that the tests reach
-// every device path at small n and restore the defaults afterwards.
-// [[Rcpp::export(.cpp_chol_tuning)]]
-Rcpp::IntegerVector cpp_chol_tuning(Rcpp::IntegerVector values) {
+// Test hook (tests/testthat/test-chol.R, test-linalg.R): sets the named
+// fields of linalg::cholesky_tuning (outer_block, outer_block_large,
+// large_from, panel, leaf, lookahead, panel_recursive, trailing_chunks,
+// trailing_reserve, panel_trsm) and of linalg::gemm_tuning (gemm_kernel,
+// gemm_small_below_pct, gemm_stream_k_groups) and returns their previous
+// values, so that the tests reach every device path at small n and
+// restore the defaults afterwards.
+// [[Rcpp::export(.cpp_linalg_tuning)]]
+Rcpp::IntegerVector cpp_linalg_tuning(Rcpp::IntegerVector values) {
   la::cholesky_tuning& s = la::cholesky_settings();
-  const std::pair<const char*, int*> fields[] = {
+  std::vector<std::pair<const char*, int*>> fields = {
       {"outer_block", &s.outer_block},         {"outer_block_large", &s.outer_block_large},
       {"large_from", &s.large_from},           {"panel", &s.panel},
       {"leaf", &s.leaf},                       {"lookahead", &s.lookahead},
       {"panel_recursive", &s.panel_recursive}, {"trailing_chunks", &s.trailing_chunks},
       {"trailing_reserve", &s.trailing_reserve}, {"panel_trsm", &s.panel_trsm}};
+#ifdef CLBAYES_OPENCL
+  la::gemm_tuning& g = la::gemm_settings();
+  fields.insert(fields.end(), {{"gemm_kernel", &g.kernel},
+                               {"gemm_small_below_pct", &g.small_below_pct},
+                               {"gemm_stream_k_groups", &g.stream_k_groups}});
+#endif
   Rcpp::CharacterVector names =
       values.size() > 0 ? Rcpp::CharacterVector(values.names()) : Rcpp::CharacterVector();
   Rcpp::IntegerVector old(values.size());
@@ -99,7 +108,7 @@ Rcpp::IntegerVector cpp_chol_tuning(Rcpp::IntegerVector values) {
     int* field = nullptr;
     for (const auto& f : fields)
       if (name == f.first) field = f.second;
-    if (field == nullptr) Rcpp::stop("unknown Cholesky setting `" + name + "`");
+    if (field == nullptr) Rcpp::stop("unknown linear algebra setting `" + name + "`");
     old[i] = *field;
     *field = values[i];
   }

@@ -35,7 +35,7 @@ test_that("gpu_chol on the device equals chol()", {
 })
 
 # Every device path of linalg/cholesky*.hpp at small n, through the internal
-# hook .cpp_chol_tuning() (sets fields of cholesky_tuning, returns the old
+# hook .cpp_linalg_tuning() (sets fields of cholesky_tuning, returns the old
 # values): 64-row panels so that 257 rows take several steps and a ragged
 # last one.
 chol_paths <- list(
@@ -51,8 +51,8 @@ chol_paths <- list(
 )
 
 with_chol_path <- function(path, code) {
-  old <- clbayes:::.cpp_chol_tuning(c(path, outer_block_large = 0L))
-  on.exit(clbayes:::.cpp_chol_tuning(old))
+  old <- clbayes:::.cpp_linalg_tuning(c(path, outer_block_large = 0L))
+  on.exit(clbayes:::.cpp_linalg_tuning(old))
   force(code)
 }
 
@@ -73,7 +73,7 @@ test_that("every device Cholesky path equals chol() and names the failing pivot"
       expect_error(gpu_chol(a, backend = "opencl"), "order 200 ", label = p)
     })
   }
-  expect_error(clbayes:::.cpp_chol_tuning(c(no_such = 1L)), "unknown Cholesky setting")
+  expect_error(clbayes:::.cpp_linalg_tuning(c(no_such = 1L)), "unknown linear algebra setting")
 })
 
 test_that("a gpu_matrix stays on the device with a triangular view", {
