@@ -21,6 +21,7 @@
 //          --panel-recursive 0|1 --trailing-chunks C --trailing-reserve U
 //          --panel-trsm 0|1 (the chain on the diagonal block only)
 //          --stream-k G (Stream-K GEMM on G work groups; 0: off)
+//          --narrow-cols C --narrow-tm 64|128 (narrow GEMM tiles up to C columns)
 //          --profile (per-phase device times of the Cholesky at each n)
 // The table puts the first Cholesky path (kernel 1, recursion over the
 // whole matrix, as measured in RESULTS.md) and kernel 1's GEMM beside the
@@ -58,6 +59,8 @@ int main(int argc, char** argv) {
       else if (a == "--profile") profile = true;
       else if (a == "--panel-trsm") la::cholesky_settings().panel_trsm = next();
       else if (a == "--stream-k") la::gemm_settings().stream_k_groups = std::max(0, next());
+      else if (a == "--narrow-cols") la::gemm_settings().narrow_cols = std::max(0, next());
+      else if (a == "--narrow-tm") set_narrow_tm(next());
       else if (a == "--panel") la::cholesky_settings().panel = next();
       else if (a == "--pinned-chunk-kb") cl_ops::pinned_settings().chunk_bytes = std::size_t(std::max(1, next())) << 10;
       else if (a == "--pinned-threads") cl_ops::pinned_settings().threads = next();
@@ -82,13 +85,14 @@ int main(int argc, char** argv) {
     auto print_options = [&](const char* when) {
       const auto& g = cl_ops::kernels::gemm_nn;
       const auto& d = cl_ops::kernels::gemm_db_nn;
-      std::printf("options %s: reps %d, GEMM kernel %d (small below %d%%, Stream-K groups %d), outer block %d, "
+      std::printf("options %s: reps %d, GEMM kernel %d (small below %d%%, Stream-K groups %d, narrow up to %d columns, TM %d), outer block %d, "
                   "panel %d, leaf kernel %d, LEAF_T %d, look-ahead %d, panel by halves %d, trailing chunks %d, units reserved %d, diagonal chain %d, "
                   "outer block large %d from %d, "
                   "inner partition %d, partition %d, CHOLESKY_BLOCK %d, DIAG_BLOCK %d, grad block %d, "
                   "kernel 1 TM %d TN %d TK %d WPTM %d WPTN %d, kernel 2 TM %d TN %d TK %d WPTM %d "
                   "WPTN %d\n\n", when, reps, la::gemm_settings().kernel,
                   la::gemm_settings().small_below_pct, la::gemm_settings().stream_k_groups,
+                  la::gemm_settings().narrow_cols, cl_ops::kernels::gemm_db_narrow_nn.option("TM"),
                   la::cholesky_settings().outer_block,
                   la::cholesky_settings().panel, la::cholesky_settings().leaf,
                   cl_ops::kernels::cholesky_leaf.option("LEAF_T"), la::cholesky_settings().lookahead,

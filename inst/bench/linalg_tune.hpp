@@ -94,8 +94,19 @@ void set_gemm(const gemm_cfg& c) {
 // trsm: the chain on the diagonal block only (cholesky_tuning::panel_trsm).
 struct chol_cfg {
   int kernel, outer, partition, leaf, small, panel, lk = 1, lt = 8, la = 0, rec = 0, chunks = 1,
-      reserve = 0, trsm = 0;
+      reserve = 0, trsm = 0, narrow = 0, narrow_tm = 128;
 };
+
+// The tile height of kernel 2's narrow variant (TM 128: 8 rows per work
+// item, 64: 4), with TN 32 and TK 16.
+void set_narrow_tm(int tm) {
+  namespace k = cl_ops::kernels;
+  for (auto* x : {&k::gemm_db_narrow_nn, &k::gemm_db_narrow_tn, &k::gemm_db_narrow_nt,
+                  &k::gemm_db_narrow_tt}) {
+    x->set_option("TM", tm);
+    x->set_option("WPTM", tm / 16);
+  }
+}
 
 void set_leaf_block(int b) {
   cl_ops::kernels::cholesky_block.set_option("CHOLESKY_BLOCK", b);
@@ -117,6 +128,8 @@ void set_chol(const chol_cfg& c) {
   la::cholesky_settings().trailing_chunks = c.chunks;
   la::cholesky_settings().trailing_reserve = c.reserve;
   la::cholesky_settings().panel_trsm = c.trsm;
+  la::gemm_settings().narrow_cols = c.narrow;
+  set_narrow_tm(c.narrow_tm);
   cl_ops::kernels::cholesky_leaf.set_option("LEAF_T", c.lt);
 }
 
@@ -127,7 +140,8 @@ chol_cfg get_chol() {
           cl_ops::kernels::cholesky_block.option("CHOLESKY_BLOCK"),
           la::gemm_settings().small_below_pct, s.panel, s.leaf,
           cl_ops::kernels::cholesky_leaf.option("LEAF_T"), s.lookahead, s.panel_recursive,
-          s.trailing_chunks, s.trailing_reserve, s.panel_trsm};
+          s.trailing_chunks, s.trailing_reserve, s.panel_trsm, la::gemm_settings().narrow_cols,
+          cl_ops::kernels::gemm_db_narrow_nn.option("TM")};
 }
 
 // The first device path as measured on the H200 (RESULTS.md): kernel 1
@@ -278,23 +292,24 @@ double sweep_row(const chol_cfg& c, const matrix_cl& da, double amax, int reps) 
     matrix_cl llt = la::multiply_transpose(dl);
     const double resid = max_abs(download(cl_ops::subtract(llt, da))) / amax;
     double ms = time_ms(reps, [&] { matrix_cl x = la::cholesky(da); finish(); });
-    std::printf("| %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %.2f | %.1f | %llu | %.1e |\n",
+    std::printf("| %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d x %d | %.2f | %.1f | %llu | %.1e |\n",
                 c.kernel, c.outer, c.panel, c.partition, c.leaf, c.small, c.lk, c.lt, c.la, c.rec,
-                c.chunks, c.reserve, c.trsm, ms,
+                c.chunks, c.reserve, c.trsm, c.narrow, c.narrow_tm, ms,
                 double(n) * n * n / 3 / ms / 1e6, launches, resid);
     return resid < 1e-12 ? ms : NAN;
   } catch (const std::exception& e) {
-    std::printf("| %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | failed: %s | | | |\n",
+    std::printf("| %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d x %d | failed: %s | | | |\n",
                 c.kernel, c.outer, c.panel, c.partition, c.leaf, c.small, c.lk, c.lt, c.la, c.rec,
-                c.chunks, c.reserve, c.trsm, e.what());
+                c.chunks, c.reserve, c.trsm, c.narrow, c.narrow_tm, e.what());
     return NAN;
   }
 }
 
 const char* sweep_header =
     "| GEMM kernel | outer block | panel | partition | CHOLESKY_BLOCK | small below %% | leaf kernel | "
-    "LEAF_T | look-ahead | panel by halves | trailing chunks | units reserved | diagonal chain | ms | "
-    "GFLOP/s | launches | residual |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+    "LEAF_T | look-ahead | panel by halves | trailing chunks | units reserved | diagonal chain | "
+    "narrow cols x TM | ms | GFLOP/s | launches | residual |\n"
+    "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
 
 // Sweep the Cholesky paths at order n, greedily one knob group at a time,
 // each row verified by its residual: references (the first path, the panel
@@ -356,6 +371,7 @@ void tune_cholesky(int n, int n_large, int reps) {
   // look-ahead and the kept leaf: outer block x units reserved (the chain
   // is short, so fewer units may do), then panels by halves or not.
   base = best_cfg;
+  const chol_cfg best_panel = best_cfg;
   chol_cfg best_trsm = base;
   double best_trsm_ms = 1e300;
   for (int outer : {256, 512, 768, 1024})
@@ -375,14 +391,24 @@ void tune_cholesky(int n, int n_large, int reps) {
     c.chunks = chunks;
     run(c);
   }
+  // Kernel 2's narrow tiles (gemm_tuning::narrow_cols) for the products
+  // with few columns, on the best of each panel schedule.
+  for (const chol_cfg& b0 : {best_panel, best_trsm})
+    for (int narrow : {32, 64})
+      for (int tm : {128, 64}) {
+        chol_cfg c = b0;
+        c.narrow = narrow;
+        c.narrow_tm = tm;
+        run(c);
+      }
   set_chol(best_cfg);
   std::printf("\nkept GEMM kernel %d, outer block %d, panel %d, partition %d, CHOLESKY_BLOCK %d, "
               "small below %d%%, leaf kernel %d, LEAF_T %d, look-ahead %d, panel by halves %d, "
-              "trailing chunks %d, units reserved %d, diagonal chain %d (first path: %.2f ms, kept: "
-              "%.2f ms)\n\n",
+              "trailing chunks %d, units reserved %d, diagonal chain %d, narrow cols %d, narrow TM %d "
+              "(first path: %.2f ms, kept: %.2f ms)\n\n",
               best_cfg.kernel, best_cfg.outer, best_cfg.panel, best_cfg.partition, best_cfg.leaf,
               best_cfg.small, best_cfg.lk, best_cfg.lt, best_cfg.la, best_cfg.rec, best_cfg.chunks,
-              best_cfg.reserve, best_cfg.trsm, best_old, best);
+              best_cfg.reserve, best_cfg.trsm, best_cfg.narrow, best_cfg.narrow_tm, best_old, best);
   set_chol(panel_ref);
   profile_cholesky(da, "panel path before (leaf 1, one queue, outer 512)");
   set_chol(best_cfg);

@@ -47,7 +47,10 @@ chol_paths <- list(
   trsm = c(outer_block = 64L, lookahead = 0L, panel_trsm = 1L),
   trsm_lookahead = c(outer_block = 64L, lookahead = 1L, panel_trsm = 1L),
   trsm_lookahead_blocks = c(outer_block = 96L, lookahead = 1L, panel_trsm = 1L,
-                            panel_recursive = 0L, trailing_chunks = 2L)
+                            panel_recursive = 0L, trailing_chunks = 2L),
+  lookahead_narrow = c(outer_block = 64L, lookahead = 1L, panel_trsm = 0L,
+                       gemm_narrow_cols = 64L),
+  trsm_narrow = c(outer_block = 128L, lookahead = 1L, panel_trsm = 1L, gemm_narrow_cols = 32L)
 )
 
 with_chol_path <- function(path, code) {

@@ -360,6 +360,20 @@ inline gemm_sk_kernel gemm_db_sk_tt("gemm_db", gemm_db_source, gemm_db_options(1
 inline kernel_cl<in_out_buffer, in_buffer, int, int, int, cl_long, int, double, double, int>
     gemm_streamk_fixup("gemm_streamk_fixup", gemm_db_source, gemm_db_options(0, 0, 0, 1));
 
+/** The narrow variant for products with few columns of C (the
+ *  tall-skinny updates and solves of the Cholesky's panels, 32 to 64
+ *  columns): tiles of TN = 32 columns, so that a 32-column product wastes
+ *  no half tile and a tall one has many groups over its rows. */
+inline std::map<std::string, int> gemm_db_narrow_options(int trans_a, int trans_b) {
+  return {{"TM", 128}, {"TN", 32}, {"TK", 16}, {"WPTM", 8}, {"WPTN", 2},
+          {"TRANS_A", trans_a}, {"TRANS_B", trans_b}, {"PERSISTENT", 0}, {"STREAM_K", 0}};
+}
+
+inline gemm_kernel gemm_db_narrow_nn("gemm_db", gemm_db_source, gemm_db_narrow_options(0, 0));
+inline gemm_kernel gemm_db_narrow_tn("gemm_db", gemm_db_source, gemm_db_narrow_options(1, 0));
+inline gemm_kernel gemm_db_narrow_nt("gemm_db", gemm_db_source, gemm_db_narrow_options(0, 1));
+inline gemm_kernel gemm_db_narrow_tt("gemm_db", gemm_db_source, gemm_db_narrow_options(1, 1));
+
 inline gemm_kernel gemm_db_small_nn("gemm_db", gemm_db_source, gemm_db_small_options(0, 0));
 inline gemm_kernel gemm_db_small_tn("gemm_db", gemm_db_source, gemm_db_small_options(1, 0));
 inline gemm_kernel gemm_db_small_nt("gemm_db", gemm_db_source, gemm_db_small_options(0, 1));

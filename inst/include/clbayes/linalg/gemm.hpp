@@ -75,6 +75,9 @@ struct gemm_tuning {
    *  groups the device holds at once (compute units x resident groups).
    *  0: never. */
   int stream_k_groups = 0;
+  /** > 0: products with at most this many columns of C use kernel 2's
+   *  narrow variant (kernels/gemm_db.hpp, 32-column tiles). 0: never. */
+  int narrow_cols = 0;
 };
 inline gemm_tuning& gemm_settings() {
   static gemm_tuning t;
@@ -93,6 +96,12 @@ inline opencl::kernels::gemm_kernel& gemm_db_variant(bool ta, bool tb, bool smal
   if (small) return ta ? (tb ? gemm_db_small_tt : gemm_db_small_tn)
                        : (tb ? gemm_db_small_nt : gemm_db_small_nn);
   return ta ? (tb ? gemm_db_tt : gemm_db_tn) : (tb ? gemm_db_nt : gemm_db_nn);
+}
+
+inline opencl::kernels::gemm_kernel& gemm_db_narrow(bool ta, bool tb) {
+  using namespace opencl::kernels;
+  return ta ? (tb ? gemm_db_narrow_tt : gemm_db_narrow_tn)
+            : (tb ? gemm_db_narrow_nt : gemm_db_narrow_nn);
 }
 
 inline opencl::kernels::gemm_kernel& gemm_db_persistent(bool ta, bool tb) {
@@ -153,6 +162,9 @@ inline opencl::kernels::gemm_kernel& choose_kernel(bool ta, bool tb, int m, int 
                           info.compute_units)
       kern = &gemm_db_variant(ta, tb, true);
   }
+  if (n <= gemm_settings().narrow_cols &&
+      gemm_db_local_bytes(gemm_db_narrow(ta, tb)) <= info.local_mem)
+    kern = &gemm_db_narrow(ta, tb);
   const std::size_t items = static_cast<std::size_t>(kern->option("TM") / kern->option("WPTM")) *
                             (kern->option("TN") / kern->option("WPTN"));
   if (max_wg < items) {  // small devices: 8 x 8 items, 4 x 4 each
