@@ -94,7 +94,7 @@ void set_gemm(const gemm_cfg& c) {
 // trsm: the chain on the diagonal block only (cholesky_tuning::panel_trsm).
 struct chol_cfg {
   int kernel, outer, partition, leaf, small, panel, lk = 1, lt = 8, la = 0, rec = 0, chunks = 1,
-      reserve = 0, trsm = 0, narrow = 0, narrow_tm = 128;
+      reserve = 0, trsm = 0, narrow = 0, narrow_tm = 128, lsr = 256;
 };
 
 // The tile height of kernel 2's narrow variant (TM 128: 8 rows per work
@@ -128,6 +128,7 @@ void set_chol(const chol_cfg& c) {
   la::cholesky_settings().trailing_chunks = c.chunks;
   la::cholesky_settings().trailing_reserve = c.reserve;
   la::cholesky_settings().panel_trsm = c.trsm;
+  la::cholesky_settings().leaf_solve_rows = c.lsr;
   la::gemm_settings().narrow_cols = c.narrow;
   set_narrow_tm(c.narrow_tm);
   cl_ops::kernels::cholesky_leaf.set_option("LEAF_T", c.lt);
@@ -141,7 +142,7 @@ chol_cfg get_chol() {
           la::gemm_settings().small_below_pct, s.panel, s.leaf,
           cl_ops::kernels::cholesky_leaf.option("LEAF_T"), s.lookahead, s.panel_recursive,
           s.trailing_chunks, s.trailing_reserve, s.panel_trsm, la::gemm_settings().narrow_cols,
-          cl_ops::kernels::gemm_db_narrow_nn.option("TM")};
+          cl_ops::kernels::gemm_db_narrow_nn.option("TM"), s.leaf_solve_rows};
 }
 
 // The first device path as measured on the H200 (RESULTS.md): kernel 1
@@ -281,6 +282,11 @@ void tune_gemm(int n, int reps) {
   std::printf("products use kernel %d\n\n", la::gemm_settings().kernel);
 }
 
+// The leaf kernel of a row: "3 / rows" for the fused leaf and solve.
+std::string leaf_label(const chol_cfg& c) {
+  return c.lk == 3 ? "3 / " + std::to_string(c.lsr) : std::to_string(c.lk);
+}
+
 // Time one Cholesky configuration at order n (verified by its residual;
 // nan if that fails) and print its row of the sweep table.
 double sweep_row(const chol_cfg& c, const matrix_cl& da, double amax, int reps) {
@@ -292,21 +298,22 @@ double sweep_row(const chol_cfg& c, const matrix_cl& da, double amax, int reps) 
     matrix_cl llt = la::multiply_transpose(dl);
     const double resid = max_abs(download(cl_ops::subtract(llt, da))) / amax;
     double ms = time_ms(reps, [&] { matrix_cl x = la::cholesky(da); finish(); });
-    std::printf("| %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d x %d | %.2f | %.1f | %llu | %.1e |\n",
-                c.kernel, c.outer, c.panel, c.partition, c.leaf, c.small, c.lk, c.lt, c.la, c.rec,
+    std::printf("| %d | %d | %d | %d | %d | %d | %s | %d | %d | %d | %d | %d | %d | %d x %d | %.2f | %.1f | %llu | %.1e |\n",
+                c.kernel, c.outer, c.panel, c.partition, c.leaf, c.small, leaf_label(c).c_str(), c.lt, c.la, c.rec,
                 c.chunks, c.reserve, c.trsm, c.narrow, c.narrow_tm, ms,
                 double(n) * n * n / 3 / ms / 1e6, launches, resid);
     return resid < 1e-12 ? ms : NAN;
   } catch (const std::exception& e) {
-    std::printf("| %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d x %d | failed: %s | | | |\n",
-                c.kernel, c.outer, c.panel, c.partition, c.leaf, c.small, c.lk, c.lt, c.la, c.rec,
+    std::printf("| %d | %d | %d | %d | %d | %d | %s | %d | %d | %d | %d | %d | %d | %d x %d | failed: %s | | | |\n",
+                c.kernel, c.outer, c.panel, c.partition, c.leaf, c.small, leaf_label(c).c_str(), c.lt, c.la, c.rec,
                 c.chunks, c.reserve, c.trsm, c.narrow, c.narrow_tm, e.what());
     return NAN;
   }
 }
 
 const char* sweep_header =
-    "| GEMM kernel | outer block | panel | partition | CHOLESKY_BLOCK | small below %% | leaf kernel | "
+    "| GEMM kernel | outer block | panel | partition | CHOLESKY_BLOCK | small below %% | "
+    "leaf kernel (3: / solve rows) | "
     "LEAF_T | look-ahead | panel by halves | trailing chunks | units reserved | diagonal chain | "
     "narrow cols x TM | ms | GFLOP/s | launches | residual |\n"
     "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
@@ -344,6 +351,14 @@ void tune_cholesky(int n, int n_large, int reps) {
     c.lk = 2;
     c.leaf = leaf.first;
     c.lt = leaf.second;
+    run(c);
+  }
+  for (int lsr : {64, 256, 1024}) {  // leaf 3: leaf and solve in one launch
+    chol_cfg c = base;
+    c.lk = 3;
+    c.leaf = 32;
+    c.lt = 32;
+    c.lsr = lsr;
     run(c);
   }
   base = best_cfg;
@@ -390,6 +405,14 @@ void tune_cholesky(int n, int n_large, int reps) {
     c.rec = 1 - c.rec;
     c.chunks = chunks;
     run(c);
+  }
+  for (int lsr : {64, 256}) {  // the fused leaf on the diagonal chain
+    chol_cfg c = best_trsm;
+    c.lk = 3;
+    c.leaf = 32;
+    c.lt = 32;
+    c.lsr = lsr;
+    if (c.lk != best_trsm.lk || c.lsr != best_trsm.lsr) run(c);
   }
   // Kernel 2's narrow tiles (gemm_tuning::narrow_cols) for the products
   // with few columns, on the best of each panel schedule.

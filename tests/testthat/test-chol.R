@@ -50,7 +50,12 @@ chol_paths <- list(
                             panel_recursive = 0L, trailing_chunks = 2L),
   lookahead_narrow = c(outer_block = 64L, lookahead = 1L, panel_trsm = 0L,
                        gemm_narrow_cols = 64L),
-  trsm_narrow = c(outer_block = 128L, lookahead = 1L, panel_trsm = 1L, gemm_narrow_cols = 32L)
+  trsm_narrow = c(outer_block = 128L, lookahead = 1L, panel_trsm = 1L, gemm_narrow_cols = 32L),
+  leaf_solve = c(outer_block = 64L, lookahead = 0L, leaf = 3L, leaf_solve_rows = 64L,
+                 panel_recursive = 0L),
+  leaf_solve_lookahead = c(outer_block = 128L, lookahead = 1L, leaf = 3L,
+                           leaf_solve_rows = 128L),
+  leaf_solve_trsm = c(outer_block = 64L, lookahead = 1L, leaf = 3L, panel_trsm = 1L)
 )
 
 with_chol_path <- function(path, code) {
@@ -63,7 +68,7 @@ test_that("every device Cholesky path equals chol() and names the failing pivot"
   skip_if_no_device()
   for (p in names(chol_paths)) {
     with_chol_path(chol_paths[[p]], {
-      for (n in c(100, 257)) {
+      for (n in c(33, 100, 257)) {
         a <- random_spd(n)
         expect_lt(rel_err(gpu_chol(a, upper = TRUE, backend = "opencl"), chol(a)), 1e-10,
                   label = paste(p, n))

@@ -66,8 +66,14 @@ struct cholesky_tuning {
   int inner_partition = 2;
   /** With panel = 1, the leaf kernel: 2 the two-dimensional
    *  kernels/cholesky_leaf.hpp, 1 cholesky_block_inv (one work item per
-   *  row). */
+   *  row), 3 the leaf and the solve below it in one launch
+   *  (kernels/cholesky_leaf_solve.hpp; leaf 2 where its local memory does
+   *  not fit). */
   int leaf = 2;
+  /** With leaf = 3: rows of the solve per work group (a multiple of 64).
+   *  Every group repeats the leaf's factorisation: fewer, longer groups
+   *  where the panel shares the device with the trailing update. */
+  int leaf_solve_rows = 256;
   /** With panel = 1: 1 factors the panels on a second queue while the
    *  trailing updates run (cholesky_lookahead), 0 one queue. */
   int lookahead = 1;
@@ -230,16 +236,18 @@ inline matrix_cl cholesky(const matrix_cl& a) {
   if (w.size() == 0) return w;
   opencl::context& ctx = opencl::context::instance();
   int flag_value = 0;
+  int flag_init[2] = {0, 0};  // the failing pivot; the fused leaf's counter
   cl::Buffer flag;
   try {
     flag = cl::Buffer(ctx.cl_context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
-                      sizeof(int), &flag_value);
+                      sizeof(flag_init), flag_init);
   } catch (const cl::Error& e) {
     throw opencl_error("allocating the Cholesky pivot flag", e.err());
   }
   const cholesky_tuning& s = cholesky_settings();
   const int max_wg = static_cast<int>(ctx.info().max_work_group_size);
-  const int ib = s.leaf == 2
+  internal::cholesky_leaf_solve_rows() = s.leaf_solve_rows;
+  const int ib = s.leaf >= 2
                      ? std::min(opencl::kernels::cholesky_leaf.option("CHOLESKY_BLOCK"),
                                 max_wg / opencl::kernels::cholesky_leaf.option("LEAF_T"))
                      : std::min(opencl::kernels::cholesky_block_inv.option("CHOLESKY_BLOCK"),
