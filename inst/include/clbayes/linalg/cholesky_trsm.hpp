@@ -46,7 +46,7 @@ inline matrix_cl factor_diagonal(matrix_cl& w, int k, int b, int ib, matrix_cl& 
 // (b columns): into the scratch t (at least rest x b), then back into w.
 inline void solve_below(matrix_cl& w, int k, int b, int rest, const matrix_cl& l11_inv,
                         matrix_cl& t) {
-  opencl::phase_scope ph("panel solve");
+  opencl::phase_scope ph("solve below");
   gemm_block inv_t{&l11_inv, 0, 0, true, matrix_view::lower};
   linalg::gemm(t, 0, 0, 0, gemm_block{&w, k + b, k}, inv_t, rest, b, b);
   opencl::sub_block(w, t, 0, 0, k + b, k, rest, b);
