@@ -250,28 +250,29 @@ void tune_gemm(int n, int reps) {
                   c.wm, c.wn, e.what());
     }
   }
-  // Stream-K (gemm_tuning::stream_k_groups) on kernel 2's best tiles: as
-  // many groups as the device holds at once (1 to 3 per compute unit).
+  // Stream-K (gemm_tuning::stream_k_per_unit) on kernel 2's best tiles: as
+  // many groups as the device holds at once (1 to 4 per compute unit).
   set_gemm(best_cfg[2]);
   la::gemm_settings().kernel = 2;
   const int cus = cl_ops::context::instance().info().compute_units;
   std::printf("\nStream-K, kernel 2 with the tiles kept below, n = %d\n\n"
-              "| groups | ms | GFLOP/s | max rel err |\n|---|---|---|---|\n", n);
+              "| groups per unit | groups | ms | GFLOP/s | max rel err |\n|---|---|---|---|---|\n", n);
   int kept_sk = 0;
-  for (int sk : {cus, 2 * cus, 3 * cus, 4 * cus}) {
-    la::gemm_settings().stream_k_groups = sk;
+  for (int per_unit : {1, 2, 3, 4}) {
+    const int sk = per_unit * cus;
+    la::gemm_settings().stream_k_per_unit = per_unit;
     try {
       const double err = gemm_sample_error(a, b, la::multiply(da, db));
       const double ms = time_ms(reps, [&] { matrix_cl x = la::multiply(da, db); finish(); });
-      std::printf("| %d | %.2f | %.2f | %.1e |\n", sk, ms, 2.0 * n * double(n) * n / ms / 1e6,
+      std::printf("| %d | %d | %.2f | %.2f | %.1e |\n", per_unit, sk, ms, 2.0 * n * double(n) * n / ms / 1e6,
                   err);
-      if (err < 1e-10 && ms < best[2]) { best[2] = ms; kept_sk = sk; }
+      if (err < 1e-10 && ms < best[2]) { best[2] = ms; kept_sk = per_unit; }
     } catch (const std::exception& e) {
-      std::printf("| %d | failed: %s | | |\n", sk, e.what());
+      std::printf("| %d | %d | failed: %s | | |\n", per_unit, sk, e.what());
     }
   }
-  la::gemm_settings().stream_k_groups = kept_sk;
-  std::printf("\nkept Stream-K groups %d (0: off)\n\n", kept_sk);
+  la::gemm_settings().stream_k_per_unit = kept_sk;
+  std::printf("\nkept Stream-K groups per compute unit %d (0: off)\n\n", kept_sk);
   for (int k = 1; k <= 2; ++k) {
     set_gemm(best_cfg[k]);
     std::printf("%skernel %d: kept TM=%d TN=%d TK=%d WPTM=%d WPTN=%d (%.2f ms)\n", k == 1 ? "\n" : "",

@@ -69,12 +69,11 @@ struct gemm_tuning {
   int kernel = 2;
   int small_below_pct = 100;
   /** > 0: plain products (no views, whole C, one item, no split-k) in
-   *  kernel 2's large tiles whose tile count is not a multiple of this
-   *  run as Stream-K on this many work groups (kernels/gemm_db.hpp), so
-   *  that no ragged last wave of tiles leaves units idle; about the
-   *  groups the device holds at once (compute units x resident groups).
-   *  0: never. */
-  int stream_k_groups = 0;
+   *  kernel 2's large tiles run as Stream-K (kernels/gemm_db.hpp) on this
+   *  many work groups per compute unit (about the groups a unit holds at
+   *  once) when their tile count is not a multiple of the groups, so that
+   *  no ragged last wave of tiles leaves units idle. 0: never. */
+  int stream_k_per_unit = 0;
   /** > 0: products with at most this many columns of C use kernel 2's
    *  narrow variant (kernels/gemm_db.hpp, 32-column tiles). 0: never. */
   int narrow_cols = 0;
@@ -225,7 +224,8 @@ inline void gemm(matrix_cl& c, int ci, int cj, long long c_stride,
                : opt.batch == 1 ? internal::choose_splits(m, n, k, tm, tn, tk)
                                 : 1;
   const cl::NDRange local(rtsm, rtsn, 1);
-  const long long sk = gemm_settings().stream_k_groups;
+  const long long sk = static_cast<long long>(gemm_settings().stream_k_per_unit) *
+                       opencl::context::instance().info().compute_units;
   if (sk > 0 && opt.batch == 1 && splits == 1 && views == 0 && k > 0 &&
       chosen == &internal::gemm_db_variant(a.trans, b.trans, false) &&
       tiles_m * tiles_n > sk && (tiles_m * tiles_n) % sk != 0) {
