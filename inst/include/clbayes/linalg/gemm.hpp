@@ -74,6 +74,11 @@ struct gemm_tuning {
    *  once) when their tile count is not a multiple of the groups, so that
    *  no ragged last wave of tiles leaves units idle. 0: never. */
   int stream_k_per_unit = 0;
+  /** Stream-K only for products of fewer than this many waves of tiles
+   *  (tiles / groups): in longer ones the ragged last wave costs little,
+   *  and one tile per group at a time keeps neighbouring tiles' operands
+   *  in the cache together. */
+  int stream_k_max_waves = 16;
   /** > 0: products with at most this many columns of C use kernel 2's
    *  narrow variant (kernels/gemm_db.hpp, 32-column tiles). 0: never. */
   int narrow_cols = 0;
@@ -228,7 +233,8 @@ inline void gemm(matrix_cl& c, int ci, int cj, long long c_stride,
                        opencl::context::instance().info().compute_units;
   if (sk > 0 && opt.batch == 1 && splits == 1 && views == 0 && k > 0 &&
       chosen == &internal::gemm_db_variant(a.trans, b.trans, false) &&
-      tiles_m * tiles_n > sk && (tiles_m * tiles_n) % sk != 0) {
+      tiles_m * tiles_n > sk && (tiles_m * tiles_n) % sk != 0 &&
+      tiles_m * tiles_n < sk * gemm_settings().stream_k_max_waves) {
     matrix_cl parts(2 * tm * tn, static_cast<int>(sk));  // two slots per group
     const long long fix = std::min<long long>(
         256, opencl::context::instance().info().max_work_group_size);
