@@ -49,6 +49,10 @@
     .Call(`_clbayes_cpp_chol_grad_gpu`, L, L_adj)
 }
 
+.cpp_linalg_tuning <- function(values) {
+    .Call(`_clbayes_cpp_linalg_tuning`, values)
+}
+
 .cpp_devices <- function() {
     .Call(`_clbayes_cpp_devices`)
 }

@@ -177,6 +177,17 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_linalg_tuning
+Rcpp::IntegerVector cpp_linalg_tuning(Rcpp::IntegerVector values);
+RcppExport SEXP _clbayes_cpp_linalg_tuning(SEXP valuesSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type values(valuesSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_linalg_tuning(values));
+    return rcpp_result_gen;
+END_RCPP
+}
 // cpp_devices
 Rcpp::List cpp_devices();
 RcppExport SEXP _clbayes_cpp_devices() {
@@ -731,6 +742,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_clbayes_cpp_chol_gpu", (DL_FUNC) &_clbayes_cpp_chol_gpu, 2},
     {"_clbayes_cpp_chol_grad", (DL_FUNC) &_clbayes_cpp_chol_grad, 3},
     {"_clbayes_cpp_chol_grad_gpu", (DL_FUNC) &_clbayes_cpp_chol_grad_gpu, 2},
+    {"_clbayes_cpp_linalg_tuning", (DL_FUNC) &_clbayes_cpp_linalg_tuning, 1},
     {"_clbayes_cpp_devices", (DL_FUNC) &_clbayes_cpp_devices, 0},
     {"_clbayes_cpp_opencl_built", (DL_FUNC) &_clbayes_cpp_opencl_built, 0},
     {"_clbayes_cpp_select", (DL_FUNC) &_clbayes_cpp_select, 2},

@@ -6,6 +6,10 @@
 #include <clbayes/linalg/cholesky.hpp>
 #include <clbayes/linalg/cholesky_grad.hpp>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 namespace la = clbayes::linalg;
 using glue::as_map;
 using glue::as_r;
@@ -71,4 +75,44 @@ Rcpp::NumericMatrix cpp_chol_grad(Rcpp::NumericMatrix L, Rcpp::NumericMatrix L_a
 SEXP cpp_chol_grad_gpu(SEXP L, SEXP L_adj) {
   CLBAYES_DEVICE_ONLY(glue::wrap_matrix_cl(
       la::cholesky_grad(glue::as_matrix_cl(L, "L"), glue::as_matrix_cl(L_adj, "L_adj"))));
+}
+
+// Test hook (tests/testthat/test-chol.R, test-linalg.R): sets the named
+// fields of linalg::cholesky_tuning (outer_block, outer_block_large,
+// large_from, panel, leaf, lookahead, panel_recursive, trailing_chunks,
+// trailing_reserve, panel_trsm, leaf_solve_rows) and of linalg::gemm_tuning (gemm_kernel,
+// gemm_small_below_pct, gemm_stream_k_per_unit, gemm_narrow_cols) and returns their previous
+// values, so that the tests reach every device path at small n and
+// restore the defaults afterwards.
+// [[Rcpp::export(.cpp_linalg_tuning)]]
+Rcpp::IntegerVector cpp_linalg_tuning(Rcpp::IntegerVector values) {
+  la::cholesky_tuning& s = la::cholesky_settings();
+  std::vector<std::pair<const char*, int*>> fields = {
+      {"outer_block", &s.outer_block},         {"outer_block_large", &s.outer_block_large},
+      {"large_from", &s.large_from},           {"panel", &s.panel},
+      {"leaf", &s.leaf},                       {"lookahead", &s.lookahead},
+      {"panel_recursive", &s.panel_recursive}, {"trailing_chunks", &s.trailing_chunks},
+      {"trailing_reserve", &s.trailing_reserve}, {"panel_trsm", &s.panel_trsm},
+      {"leaf_solve_rows", &s.leaf_solve_rows}};
+#ifdef CLBAYES_OPENCL
+  la::gemm_tuning& g = la::gemm_settings();
+  fields.insert(fields.end(), {{"gemm_kernel", &g.kernel},
+                               {"gemm_small_below_pct", &g.small_below_pct},
+                               {"gemm_stream_k_per_unit", &g.stream_k_per_unit},
+                               {"gemm_narrow_cols", &g.narrow_cols}});
+#endif
+  Rcpp::CharacterVector names =
+      values.size() > 0 ? Rcpp::CharacterVector(values.names()) : Rcpp::CharacterVector();
+  Rcpp::IntegerVector old(values.size());
+  old.names() = names;
+  for (R_xlen_t i = 0; i < values.size(); ++i) {
+    const std::string name = Rcpp::as<std::string>(names[i]);
+    int* field = nullptr;
+    for (const auto& f : fields)
+      if (name == f.first) field = f.second;
+    if (field == nullptr) Rcpp::stop("unknown linear algebra setting `" + name + "`");
+    old[i] = *field;
+    *field = values[i];
+  }
+  return old;
 }

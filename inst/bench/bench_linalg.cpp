@@ -19,6 +19,10 @@
 //          --pinned-chunk-kb K --pinned-threads T (pinned staging copies)
 //          --leaf 1|2 --leaf-t T --lookahead 0|1 --outer-block-large NB
 //          --panel-recursive 0|1 --trailing-chunks C --trailing-reserve U
+//          --panel-trsm 0|1 (the chain on the diagonal block only)
+//          --stream-k G (Stream-K GEMM on G work groups per compute unit; 0: off)
+//          --narrow-cols C --narrow-tm 64|128 (narrow GEMM tiles up to C columns)
+//          --leaf 3 --leaf-solve-rows R (leaf and panel solve in one launch)
 //          --profile (per-phase device times of the Cholesky at each n)
 // The table puts the first Cholesky path (kernel 1, recursion over the
 // whole matrix, as measured in RESULTS.md) and kernel 1's GEMM beside the
@@ -54,6 +58,11 @@ int main(int argc, char** argv) {
       else if (a == "--trailing-reserve") la::cholesky_settings().trailing_reserve = next();
       else if (a == "--outer-block-large") la::cholesky_settings().outer_block_large = std::max(0, next());
       else if (a == "--profile") profile = true;
+      else if (a == "--panel-trsm") la::cholesky_settings().panel_trsm = next();
+      else if (a == "--stream-k") la::gemm_settings().stream_k_per_unit = std::max(0, next());
+      else if (a == "--narrow-cols") la::gemm_settings().narrow_cols = std::max(0, next());
+      else if (a == "--narrow-tm") set_narrow_tm(next());
+      else if (a == "--leaf-solve-rows") la::cholesky_settings().leaf_solve_rows = next();
       else if (a == "--panel") la::cholesky_settings().panel = next();
       else if (a == "--pinned-chunk-kb") cl_ops::pinned_settings().chunk_bytes = std::size_t(std::max(1, next())) << 10;
       else if (a == "--pinned-threads") cl_ops::pinned_settings().threads = next();
@@ -78,17 +87,19 @@ int main(int argc, char** argv) {
     auto print_options = [&](const char* when) {
       const auto& g = cl_ops::kernels::gemm_nn;
       const auto& d = cl_ops::kernels::gemm_db_nn;
-      std::printf("options %s: reps %d, GEMM kernel %d (small below %d%%), outer block %d, "
-                  "panel %d, leaf kernel %d, LEAF_T %d, look-ahead %d, panel by halves %d, trailing chunks %d, units reserved %d, "
+      std::printf("options %s: reps %d, GEMM kernel %d (small below %d%%, Stream-K groups per unit %d, narrow up to %d columns, TM %d), outer block %d, "
+                  "panel %d, leaf kernel %d, LEAF_T %d, look-ahead %d, panel by halves %d, trailing chunks %d, units reserved %d, diagonal chain %d, "
                   "outer block large %d from %d, "
                   "inner partition %d, partition %d, CHOLESKY_BLOCK %d, DIAG_BLOCK %d, grad block %d, "
                   "kernel 1 TM %d TN %d TK %d WPTM %d WPTN %d, kernel 2 TM %d TN %d TK %d WPTM %d "
                   "WPTN %d\n\n", when, reps, la::gemm_settings().kernel,
-                  la::gemm_settings().small_below_pct, la::cholesky_settings().outer_block,
+                  la::gemm_settings().small_below_pct, la::gemm_settings().stream_k_per_unit,
+                  la::gemm_settings().narrow_cols, cl_ops::kernels::gemm_db_narrow_nn.option("TM"),
+                  la::cholesky_settings().outer_block,
                   la::cholesky_settings().panel, la::cholesky_settings().leaf,
                   cl_ops::kernels::cholesky_leaf.option("LEAF_T"), la::cholesky_settings().lookahead,
                   la::cholesky_settings().panel_recursive, la::cholesky_settings().trailing_chunks,
-                  la::cholesky_settings().trailing_reserve,
+                  la::cholesky_settings().trailing_reserve, la::cholesky_settings().panel_trsm,
                   la::cholesky_settings().outer_block_large, la::cholesky_settings().large_from,
                   la::cholesky_settings().inner_partition,
                   la::cholesky_settings().partition,
@@ -206,6 +217,24 @@ int main(int argc, char** argv) {
                   2 * nd * nd * nd / t_gemm / 1e6, cpu_chol, cpu_grad, chol_err, resid, grad_err,
                   gemm_err, launches, t_chol_old, launches_old, t_gemm_old);
       std::fflush(stdout);
+    }
+    if (tune) {  // the settings as flags, to run again or to set as defaults
+      const auto& s = la::cholesky_settings();
+      const auto& g = la::gemm_settings();
+      const auto& d = cl_ops::kernels::gemm_db_nn;
+      std::printf("\nkept: --gemm-kernel %d --small-below %d --stream-k %d --narrow-cols %d "
+                  "--narrow-tm %d --outer-block %d --outer-block-large %d --panel %d --leaf %d "
+                  "--leaf-solve-rows %d --leaf-t %d --chol-block %d --lookahead %d --panel-recursive %d "
+                  "--trailing-chunks %d --trailing-reserve %d --panel-trsm %d --grad-block %d "
+                  "(kernel 2 TM %d TN %d TK %d WPTM %d WPTN %d; outer block large from %d)\n",
+                  g.kernel, g.small_below_pct, g.stream_k_per_unit, g.narrow_cols,
+                  cl_ops::kernels::gemm_db_narrow_nn.option("TM"), s.outer_block,
+                  s.outer_block_large, s.panel, s.leaf, s.leaf_solve_rows,
+                  cl_ops::kernels::cholesky_leaf.option("LEAF_T"),
+                  cl_ops::kernels::cholesky_leaf.option("CHOLESKY_BLOCK"), s.lookahead,
+                  s.panel_recursive, s.trailing_chunks, s.trailing_reserve, s.panel_trsm,
+                  la::cholesky_grad_block_size(), d.option("TM"), d.option("TN"), d.option("TK"),
+                  d.option("WPTM"), d.option("WPTN"), s.large_from);
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_linalg: %s\n", e.what());

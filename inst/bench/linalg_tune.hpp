@@ -91,10 +91,22 @@ void set_gemm(const gemm_cfg& c) {
 // kernels/cholesky_leaf.hpp with lt work items per row), look-ahead on a
 // second queue (la), panels by halves (rec) and the trailing update in
 // `chunks` products on all but `reserve` compute units (with look-ahead).
+// trsm: the chain on the diagonal block only (cholesky_tuning::panel_trsm).
 struct chol_cfg {
   int kernel, outer, partition, leaf, small, panel, lk = 1, lt = 8, la = 0, rec = 0, chunks = 1,
-      reserve = 0;
+      reserve = 0, trsm = 0, narrow = 0, narrow_tm = 128, lsr = 256;
 };
+
+// The tile height of kernel 2's narrow variant (TM 128: 8 rows per work
+// item, 64: 4), with TN 32 and TK 16.
+void set_narrow_tm(int tm) {
+  namespace k = cl_ops::kernels;
+  for (auto* x : {&k::gemm_db_narrow_nn, &k::gemm_db_narrow_tn, &k::gemm_db_narrow_nt,
+                  &k::gemm_db_narrow_tt}) {
+    x->set_option("TM", tm);
+    x->set_option("WPTM", tm / 16);
+  }
+}
 
 void set_leaf_block(int b) {
   cl_ops::kernels::cholesky_block.set_option("CHOLESKY_BLOCK", b);
@@ -115,6 +127,10 @@ void set_chol(const chol_cfg& c) {
   la::cholesky_settings().panel_recursive = c.rec;
   la::cholesky_settings().trailing_chunks = c.chunks;
   la::cholesky_settings().trailing_reserve = c.reserve;
+  la::cholesky_settings().panel_trsm = c.trsm;
+  la::cholesky_settings().leaf_solve_rows = c.lsr;
+  la::gemm_settings().narrow_cols = c.narrow;
+  set_narrow_tm(c.narrow_tm);
   cl_ops::kernels::cholesky_leaf.set_option("LEAF_T", c.lt);
 }
 
@@ -125,7 +141,8 @@ chol_cfg get_chol() {
           cl_ops::kernels::cholesky_block.option("CHOLESKY_BLOCK"),
           la::gemm_settings().small_below_pct, s.panel, s.leaf,
           cl_ops::kernels::cholesky_leaf.option("LEAF_T"), s.lookahead, s.panel_recursive,
-          s.trailing_chunks, s.trailing_reserve};
+          s.trailing_chunks, s.trailing_reserve, s.panel_trsm, la::gemm_settings().narrow_cols,
+          cl_ops::kernels::gemm_db_narrow_nn.option("TM"), s.leaf_solve_rows};
 }
 
 // The first device path as measured on the H200 (RESULTS.md): kernel 1
@@ -233,6 +250,29 @@ void tune_gemm(int n, int reps) {
                   c.wm, c.wn, e.what());
     }
   }
+  // Stream-K (gemm_tuning::stream_k_per_unit) on kernel 2's best tiles: as
+  // many groups as the device holds at once (1 to 4 per compute unit).
+  set_gemm(best_cfg[2]);
+  la::gemm_settings().kernel = 2;
+  const int cus = cl_ops::context::instance().info().compute_units;
+  std::printf("\nStream-K, kernel 2 with the tiles kept below, n = %d\n\n"
+              "| groups per unit | groups | ms | GFLOP/s | max rel err |\n|---|---|---|---|---|\n", n);
+  int kept_sk = 0;
+  for (int per_unit : {1, 2, 3, 4}) {
+    const int sk = per_unit * cus;
+    la::gemm_settings().stream_k_per_unit = per_unit;
+    try {
+      const double err = gemm_sample_error(a, b, la::multiply(da, db));
+      const double ms = time_ms(reps, [&] { matrix_cl x = la::multiply(da, db); finish(); });
+      std::printf("| %d | %d | %.2f | %.2f | %.1e |\n", per_unit, sk, ms, 2.0 * n * double(n) * n / ms / 1e6,
+                  err);
+      if (err < 1e-10 && ms < best[2]) { best[2] = ms; kept_sk = per_unit; }
+    } catch (const std::exception& e) {
+      std::printf("| %d | %d | failed: %s | | |\n", per_unit, sk, e.what());
+    }
+  }
+  la::gemm_settings().stream_k_per_unit = kept_sk;
+  std::printf("\nkept Stream-K groups per compute unit %d (0: off)\n\n", kept_sk);
   for (int k = 1; k <= 2; ++k) {
     set_gemm(best_cfg[k]);
     std::printf("%skernel %d: kept TM=%d TN=%d TK=%d WPTM=%d WPTN=%d (%.2f ms)\n", k == 1 ? "\n" : "",
@@ -241,6 +281,11 @@ void tune_gemm(int n, int reps) {
   }
   la::gemm_settings().kernel = best[2] <= best[1] ? 2 : 1;
   std::printf("products use kernel %d\n\n", la::gemm_settings().kernel);
+}
+
+// The leaf kernel of a row: "3 / rows" for the fused leaf and solve.
+std::string leaf_label(const chol_cfg& c) {
+  return c.lk == 3 ? "3 / " + std::to_string(c.lsr) : std::to_string(c.lk);
 }
 
 // Time one Cholesky configuration at order n (verified by its residual;
@@ -254,23 +299,25 @@ double sweep_row(const chol_cfg& c, const matrix_cl& da, double amax, int reps) 
     matrix_cl llt = la::multiply_transpose(dl);
     const double resid = max_abs(download(cl_ops::subtract(llt, da))) / amax;
     double ms = time_ms(reps, [&] { matrix_cl x = la::cholesky(da); finish(); });
-    std::printf("| %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %.2f | %.1f | %llu | %.1e |\n",
-                c.kernel, c.outer, c.panel, c.partition, c.leaf, c.small, c.lk, c.lt, c.la, c.rec,
-                c.chunks, c.reserve, ms,
+    std::printf("| %d | %d | %d | %d | %d | %d | %s | %d | %d | %d | %d | %d | %d | %d x %d | %.2f | %.1f | %llu | %.1e |\n",
+                c.kernel, c.outer, c.panel, c.partition, c.leaf, c.small, leaf_label(c).c_str(), c.lt, c.la, c.rec,
+                c.chunks, c.reserve, c.trsm, c.narrow, c.narrow_tm, ms,
                 double(n) * n * n / 3 / ms / 1e6, launches, resid);
     return resid < 1e-12 ? ms : NAN;
   } catch (const std::exception& e) {
-    std::printf("| %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | failed: %s | | | |\n",
-                c.kernel, c.outer, c.panel, c.partition, c.leaf, c.small, c.lk, c.lt, c.la, c.rec,
-                c.chunks, c.reserve, e.what());
+    std::printf("| %d | %d | %d | %d | %d | %d | %s | %d | %d | %d | %d | %d | %d | %d x %d | failed: %s | | | |\n",
+                c.kernel, c.outer, c.panel, c.partition, c.leaf, c.small, leaf_label(c).c_str(), c.lt, c.la, c.rec,
+                c.chunks, c.reserve, c.trsm, c.narrow, c.narrow_tm, e.what());
     return NAN;
   }
 }
 
 const char* sweep_header =
-    "| GEMM kernel | outer block | panel | partition | CHOLESKY_BLOCK | small below %% | leaf kernel | "
-    "LEAF_T | look-ahead | panel by halves | trailing chunks | units reserved | ms | GFLOP/s | launches | "
-    "residual |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+    "| GEMM kernel | outer block | panel | partition | CHOLESKY_BLOCK | small below %% | "
+    "leaf kernel (3: / solve rows) | "
+    "LEAF_T | look-ahead | panel by halves | trailing chunks | units reserved | diagonal chain | "
+    "narrow cols x TM | ms | GFLOP/s | launches | residual |\n"
+    "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
 
 // Sweep the Cholesky paths at order n, greedily one knob group at a time,
 // each row verified by its residual: references (the first path, the panel
@@ -307,6 +354,14 @@ void tune_cholesky(int n, int n_large, int reps) {
     c.lt = leaf.second;
     run(c);
   }
+  for (int lsr : {64, 256, 1024}) {  // leaf 3: leaf and solve in one launch
+    chol_cfg c = base;
+    c.lk = 3;
+    c.leaf = 32;
+    c.lt = 32;
+    c.lsr = lsr;
+    run(c);
+  }
   base = best_cfg;
   for (int lak : {0, 1})
     for (int rec : {0, 1})
@@ -328,13 +383,56 @@ void tune_cholesky(int n, int n_large, int reps) {
     c.outer = outer;
     if (outer != base.outer) run(c);
   }
+  // The chain on the diagonal block only (linalg/cholesky_trsm.hpp), with
+  // look-ahead and the kept leaf: outer block x units reserved (the chain
+  // is short, so fewer units may do), then panels by halves or not.
+  base = best_cfg;
+  const chol_cfg best_panel = best_cfg;
+  chol_cfg best_trsm = base;
+  double best_trsm_ms = 1e300;
+  for (int outer : {256, 512, 768, 1024})
+    for (int reserve : {0, 4, 8, 16}) {
+      chol_cfg c = base;
+      c.trsm = 1;
+      c.la = 1;
+      c.outer = outer;
+      c.reserve = reserve;
+      const double ms = sweep_row(c, da, amax, reps);
+      if (ms < best) { best = ms; best_cfg = c; }
+      if (ms < best_trsm_ms) { best_trsm_ms = ms; best_trsm = c; }
+    }
+  for (int chunks : {1, 4}) {
+    chol_cfg c = best_trsm;
+    c.rec = 1 - c.rec;
+    c.chunks = chunks;
+    run(c);
+  }
+  for (int lsr : {64, 256}) {  // the fused leaf on the diagonal chain
+    chol_cfg c = best_trsm;
+    c.lk = 3;
+    c.leaf = 32;
+    c.lt = 32;
+    c.lsr = lsr;
+    if (c.lk != best_trsm.lk || c.lsr != best_trsm.lsr) run(c);
+  }
+  // Kernel 2's narrow tiles (gemm_tuning::narrow_cols) for the products
+  // with few columns, on the best of each panel schedule.
+  for (const chol_cfg& b0 : {best_panel, best_trsm})
+    for (int narrow : {32, 64})
+      for (int tm : {128, 64}) {
+        chol_cfg c = b0;
+        c.narrow = narrow;
+        c.narrow_tm = tm;
+        run(c);
+      }
   set_chol(best_cfg);
   std::printf("\nkept GEMM kernel %d, outer block %d, panel %d, partition %d, CHOLESKY_BLOCK %d, "
               "small below %d%%, leaf kernel %d, LEAF_T %d, look-ahead %d, panel by halves %d, "
-              "trailing chunks %d, units reserved %d (first path: %.2f ms, kept: %.2f ms)\n\n",
+              "trailing chunks %d, units reserved %d, diagonal chain %d, narrow cols %d, narrow TM %d "
+              "(first path: %.2f ms, kept: %.2f ms)\n\n",
               best_cfg.kernel, best_cfg.outer, best_cfg.panel, best_cfg.partition, best_cfg.leaf,
               best_cfg.small, best_cfg.lk, best_cfg.lt, best_cfg.la, best_cfg.rec, best_cfg.chunks,
-              best_cfg.reserve, best_old, best);
+              best_cfg.reserve, best_cfg.trsm, best_cfg.narrow, best_cfg.narrow_tm, best_old, best);
   set_chol(panel_ref);
   profile_cholesky(da, "panel path before (leaf 1, one queue, outer 512)");
   set_chol(best_cfg);
@@ -343,7 +441,9 @@ void tune_cholesky(int n, int n_large, int reps) {
     Eigen::MatrixXd al = toeplitz(n_large);
     matrix_cl dal = upload(al);
     const double almax = max_abs(al);
-    std::printf("Outer block at n = %d (the rest as kept)\n\n", n_large);
+    std::printf("Outer block at n = %d (the rest as kept; rows with the other diagonal chain "
+                "setting, with look-ahead and 8 units reserved, for comparison only)\n\n",
+                n_large);
     std::printf(sweep_header);
     double best_l = 1e300;
     int kept_l = best_cfg.outer;
@@ -352,6 +452,14 @@ void tune_cholesky(int n, int n_large, int reps) {
       c.outer = outer;
       const double ms = sweep_row(c, dal, almax, std::min(reps, 3));
       if (ms < best_l) { best_l = ms; kept_l = outer; }
+    }
+    for (int outer : {512, 1024}) {
+      chol_cfg c = best_cfg;
+      c.trsm = 1 - c.trsm;
+      c.la = 1;
+      c.reserve = 8;
+      c.outer = outer;
+      sweep_row(c, dal, almax, std::min(reps, 3));
     }
     set_chol(best_cfg);
     la::cholesky_settings().outer_block_large = kept_l;

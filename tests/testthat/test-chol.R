@@ -34,6 +34,56 @@ test_that("gpu_chol on the device equals chol()", {
   }
 })
 
+# Every device path of linalg/cholesky*.hpp at small n, through the internal
+# hook .cpp_linalg_tuning() (sets fields of cholesky_tuning, returns the old
+# values): 64-row panels so that 257 rows take several steps and a ragged
+# last one.
+chol_paths <- list(
+  recursion = c(outer_block = 0L),
+  blocked = c(outer_block = 64L, panel = 0L),
+  panel_leaf1 = c(outer_block = 64L, lookahead = 0L, leaf = 1L, panel_recursive = 0L),
+  panel_halves = c(outer_block = 64L, lookahead = 0L, panel_trsm = 0L),
+  lookahead = c(outer_block = 64L, lookahead = 1L, panel_trsm = 0L, trailing_chunks = 3L),
+  trsm = c(outer_block = 64L, lookahead = 0L, panel_trsm = 1L),
+  trsm_lookahead = c(outer_block = 64L, lookahead = 1L, panel_trsm = 1L),
+  trsm_lookahead_blocks = c(outer_block = 96L, lookahead = 1L, panel_trsm = 1L,
+                            panel_recursive = 0L, trailing_chunks = 2L),
+  lookahead_narrow = c(outer_block = 64L, lookahead = 1L, panel_trsm = 0L,
+                       gemm_narrow_cols = 64L),
+  trsm_narrow = c(outer_block = 128L, lookahead = 1L, panel_trsm = 1L, gemm_narrow_cols = 32L),
+  leaf_solve = c(outer_block = 64L, lookahead = 0L, leaf = 3L, leaf_solve_rows = 64L,
+                 panel_recursive = 0L),
+  leaf_solve_lookahead = c(outer_block = 128L, lookahead = 1L, leaf = 3L,
+                           leaf_solve_rows = 128L),
+  leaf_solve_trsm = c(outer_block = 64L, lookahead = 1L, leaf = 3L, panel_trsm = 1L)
+)
+
+with_chol_path <- function(path, code) {
+  old <- clbayes:::.cpp_linalg_tuning(c(path, outer_block_large = 0L))
+  on.exit(clbayes:::.cpp_linalg_tuning(old))
+  force(code)
+}
+
+test_that("every device Cholesky path equals chol() and names the failing pivot", {
+  skip_if_no_device()
+  for (p in names(chol_paths)) {
+    with_chol_path(chol_paths[[p]], {
+      for (n in c(33, 100, 257)) {
+        a <- random_spd(n)
+        expect_lt(rel_err(gpu_chol(a, upper = TRUE, backend = "opencl"), chol(a)), 1e-10,
+                  label = paste(p, n))
+        a <- toeplitz_spd(n)
+        expect_lt(rel_err(gpu_chol(a, backend = "opencl"), t(chol(a))), 1e-10,
+                  label = paste(p, n, "Toeplitz"))
+      }
+      a <- random_spd(257)
+      a[200, 200] <- -1e4
+      expect_error(gpu_chol(a, backend = "opencl"), "order 200 ", label = p)
+    })
+  }
+  expect_error(clbayes:::.cpp_linalg_tuning(c(no_such = 1L)), "unknown linear algebra setting")
+})
+
 test_that("a gpu_matrix stays on the device with a triangular view", {
   skip_if_no_device()
   a <- random_spd(70)

@@ -25,6 +25,7 @@
 #include "../opencl/sub_block.hpp"
 #include "../opencl/transfer.hpp"
 #include "cholesky_panel.hpp"
+#include "cholesky_trsm.hpp"
 #include "gemm.hpp"
 #include "tri_inverse.hpp"
 
@@ -65,8 +66,14 @@ struct cholesky_tuning {
   int inner_partition = 2;
   /** With panel = 1, the leaf kernel: 2 the two-dimensional
    *  kernels/cholesky_leaf.hpp, 1 cholesky_block_inv (one work item per
-   *  row). */
+   *  row), 3 the leaf and the solve below it in one launch
+   *  (kernels/cholesky_leaf_solve.hpp; leaf 2 where its local memory does
+   *  not fit). */
   int leaf = 2;
+  /** With leaf = 3: rows of the solve per work group (a multiple of 64).
+   *  Every group repeats the leaf's factorisation: fewer, longer groups
+   *  where the panel shares the device with the trailing update. */
+  int leaf_solve_rows = 256;
   /** With panel = 1: 1 factors the panels on a second queue while the
    *  trailing updates run (cholesky_lookahead), 0 one queue. */
   int lookahead = 1;
@@ -83,6 +90,11 @@ struct cholesky_tuning {
    *  only on devices with more than 4 * trailing_reserve compute units
    *  (H200 sweep at n = 8192: 8 of 132 units, 21.2 against 22.8 ms). */
   int trailing_reserve = 8;
+  /** With panel = 1: 1 runs the serial chain of small launches on the
+   *  diagonal block only and computes the panel below it by one product
+   *  with the block's inverse (linalg/cholesky_trsm.hpp), 0 factors the
+   *  whole tall panel with the chain (linalg/cholesky_panel.hpp). */
+  int panel_trsm = 0;
 };
 inline cholesky_tuning& cholesky_settings() {
   static cholesky_tuning t;
@@ -224,16 +236,18 @@ inline matrix_cl cholesky(const matrix_cl& a) {
   if (w.size() == 0) return w;
   opencl::context& ctx = opencl::context::instance();
   int flag_value = 0;
+  int flag_init[2] = {0, 0};  // the failing pivot; the fused leaf's counter
   cl::Buffer flag;
   try {
     flag = cl::Buffer(ctx.cl_context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
-                      sizeof(int), &flag_value);
+                      sizeof(flag_init), flag_init);
   } catch (const cl::Error& e) {
     throw opencl_error("allocating the Cholesky pivot flag", e.err());
   }
   const cholesky_tuning& s = cholesky_settings();
   const int max_wg = static_cast<int>(ctx.info().max_work_group_size);
-  const int ib = s.leaf == 2
+  internal::cholesky_leaf_solve_rows() = s.leaf_solve_rows;
+  const int ib = s.leaf >= 2
                      ? std::min(opencl::kernels::cholesky_leaf.option("CHOLESKY_BLOCK"),
                                 max_wg / opencl::kernels::cholesky_leaf.option("LEAF_T"))
                      : std::min(opencl::kernels::cholesky_block_inv.option("CHOLESKY_BLOCK"),
@@ -241,12 +255,19 @@ inline matrix_cl cholesky(const matrix_cl& a) {
   const int outer =
       s.outer_block_large > 0 && w.rows() >= s.large_from ? s.outer_block_large : s.outer_block;
   const int nb = s.panel ? std::max(ib, outer / ib * ib) : outer / 32 * 32;
-  if (s.outer_block > 0 && s.panel && s.lookahead && w.rows() > nb)
-    internal::cholesky_lookahead(
-        w, nb, ib, flag, s.leaf, s.panel_recursive != 0, std::max(1, s.trailing_chunks),
-        s.trailing_reserve > 0 && ctx.info().compute_units > 4 * s.trailing_reserve
-            ? ctx.info().compute_units - s.trailing_reserve
-            : 0);
+  const int max_groups =
+      s.trailing_reserve > 0 && ctx.info().compute_units > 4 * s.trailing_reserve
+          ? ctx.info().compute_units - s.trailing_reserve
+          : 0;
+  const bool halves = s.panel_recursive != 0;
+  if (s.outer_block > 0 && s.panel && s.panel_trsm && s.lookahead && w.rows() > nb)
+    internal::cholesky_lookahead_trsm(w, nb, ib, flag, s.leaf, halves,
+                                      std::max(1, s.trailing_chunks), max_groups);
+  else if (s.outer_block > 0 && s.panel && s.panel_trsm)
+    internal::cholesky_trsm(w, nb, ib, flag, s.leaf, halves);
+  else if (s.outer_block > 0 && s.panel && s.lookahead && w.rows() > nb)
+    internal::cholesky_lookahead(w, nb, ib, flag, s.leaf, halves,
+                                 std::max(1, s.trailing_chunks), max_groups);
   else if (s.outer_block > 0 && s.panel)
     internal::cholesky_right_looking(w, nb, ib, flag, s.leaf, s.panel_recursive != 0);
   else if (s.outer_block > 0 && w.rows() > nb)

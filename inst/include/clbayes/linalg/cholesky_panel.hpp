@@ -20,12 +20,14 @@
 #include "../interrupt.hpp"
 #include "../kernels/cholesky.hpp"
 #include "../kernels/cholesky_leaf.hpp"
+#include "../kernels/cholesky_leaf_solve.hpp"
 #include "../opencl/profile.hpp"
 #include "../opencl/sub_block.hpp"
 #include "gemm.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <vector>
 
 #ifdef CLBAYES_OPENCL
@@ -33,6 +35,12 @@
 namespace clbayes {
 namespace linalg {
 namespace internal {
+
+/** Rows of the panel solve per work group of the fused leaf (leaf 3). */
+inline int& cholesky_leaf_solve_rows() {
+  static int rows = 256;
+  return rows;
+}
 
 // L_cc and L_cc^{-1} of the wc x wc block at (c, c): leaf 2 is the
 // two-dimensional kernel of kernels/cholesky_leaf.hpp, leaf 1 the
@@ -49,6 +57,28 @@ inline void panel_leaf(matrix_cl& w, int c, int wc, matrix_cl& inv, const cl::Bu
     opencl::kernels::cholesky_block_inv(cl::NDRange(wc), cl::NDRange(wc), w, n, c, wc, inv,
                                         inv.rows(), flag);
   }
+}
+
+// Leaf 3: L_cc and L_below = A_below L_cc^{-T} in one launch
+// (kernels/cholesky_leaf_solve.hpp), `rows_per_group` rows of the `below`
+// per work group; flag[1] is the kernel's counter. False (nothing done)
+// where its local memory does not fit the device.
+inline bool panel_leaf_solve(matrix_cl& w, int c, int wc, int below, const cl::Buffer& flag,
+                             int rows_per_group) {
+  auto& fused = opencl::kernels::cholesky_leaf_solve;
+  const auto& leaf = opencl::kernels::cholesky_leaf;
+  for (const char* key : {"CHOLESKY_BLOCK", "LEAF_T"})
+    if (fused.option(key) != leaf.option(key)) fused.set_option(key, leaf.option(key));
+  const std::uint64_t cb = fused.option("CHOLESKY_BLOCK");
+  if ((2 * cb + 64) * (cb + 1) * 8 + 4 > opencl::context::instance().info().local_mem)
+    return false;
+  opencl::phase_scope ph("leaf + solve");
+  const int lt = fused.option("LEAF_T");
+  rows_per_group = std::max(64, rows_per_group / 64 * 64);
+  const std::size_t groups = std::max(1, (below + rows_per_group - 1) / rows_per_group);
+  fused(cl::NDRange(groups * wc, lt), cl::NDRange(wc, lt), w, w.rows(), c, wc, below,
+        rows_per_group, flag);
+  return true;
 }
 
 // L_below = A_below L_cc^{-T} for the wc columns at c. In place when the
@@ -84,9 +114,9 @@ inline void lower_update(matrix_cl& w, int r0, int rows, int cols, int k, int b,
                opt);
 }
 
-// Factor the columns [k, k + b) of the n x n w (rows k and below), in
-// inner blocks of ib; t (at least (n - k - 1) x ib) and inv (ib x ib)
-// are scratch. Left to right, one block of ib columns at a time, each
+// Factor the columns [k, k + b) of the n x n w (rows k .. row_end, all
+// rows when row_end < 0), in inner blocks of ib; t (at least
+// (row_end - k - 1) x ib) and inv (ib x ib) are scratch. Left to right, one block of ib columns at a time, each
 // updating the rest of the panel (inner dimension ib); or, with
 // `recursive`, by halves: factor the left half, update the right half
 // with inner dimension b / 2, factor the right half. The same flops, but
@@ -94,21 +124,23 @@ inline void lower_update(matrix_cl& w, int r0, int rows, int cols, int k, int b,
 // far faster than many with inner dimension ib.
 inline void cholesky_panel(matrix_cl& w, int k, int b, int ib, matrix_cl& t,
                            matrix_cl& inv, const cl::Buffer& flag, int leaf,
-                           bool recursive) {
-  const int n = w.rows();
+                           bool recursive, int row_end = -1) {
+  const int n = row_end < 0 ? w.rows() : row_end;
   if (recursive && b > ib) {
     const int h = std::max(ib, (b / 2) / ib * ib);
-    cholesky_panel(w, k, h, ib, t, inv, flag, leaf, true);
+    cholesky_panel(w, k, h, ib, t, inv, flag, leaf, true, n);
     if (n - k - h > 0) lower_update(w, k + h, n - k - h, b - h, k, h, "panel update");
-    cholesky_panel(w, k + h, b - h, ib, t, inv, flag, leaf, true);
+    cholesky_panel(w, k + h, b - h, ib, t, inv, flag, leaf, true, n);
     return;
   }
   for (int c = k; c < k + b; c += ib) {
     const int wc = std::min(ib, k + b - c);
     const int below = n - c - wc;
-    panel_leaf(w, c, wc, inv, flag, leaf);
+    if (leaf != 3 || !panel_leaf_solve(w, c, wc, below, flag, cholesky_leaf_solve_rows())) {
+      panel_leaf(w, c, wc, inv, flag, std::min(leaf, 2));
+      if (below > 0) panel_solve(w, c, wc, below, inv, t);
+    }
     if (below == 0) return;
-    panel_solve(w, c, wc, below, inv, t);
     const int right = k + b - c - wc;  // panel columns right of this block
     // Reads L_below from w (columns c .. c + wc), which it does not write.
     if (right > 0) lower_update(w, c + wc, below, right, c, wc, "panel update");
