@@ -343,13 +343,18 @@ test_that("Ctrl-C (SIGINT) stops a run cleanly, in R and in C++ evaluators", {
   expect_identical(res, "interrupted")
   expect_lt(calls, 10)
   # A model evaluated in C++: the signal arrives from another process while
-  # the sampler runs (a run far longer than the delay).
-  e <- example1()
-  m <- lm_model(e$y, e$X)
-  system(sprintf("sleep 1; kill -INT %d", Sys.getpid()), wait = FALSE)
+  # the sampler runs. A GP model with 150 locations costs about a
+  # millisecond a density on the CPU path, so 10^5 iterations would take
+  # minutes: the run is certain to be under way when the signal comes.
+  set.seed(71)
+  n <- 150
+  coords <- matrix(runif(2 * n), n, 2)
+  y <- drop(t(chol(exp(-as.matrix(dist(coords)) / 0.2) + diag(n))) %*% rnorm(n))
+  m <- gp_model(y, NULL, coords)
+  system(sprintf("sleep 0.5; kill -INT %d", Sys.getpid()), wait = FALSE)
   t0 <- proc.time()[["elapsed"]]
-  res <- stopped_by_interrupt(slice_sample_mv(m, init = m$mean, n_iter = 2e6,
-                                              width = 0.2, chains = 1, seed = 2,
+  res <- stopped_by_interrupt(slice_sample_mv(m, init = c(1, 1, 0.2), n_iter = 1e5,
+                                              width = 0.5, chains = 1, seed = 2,
                                               backend = "cpu"))
   expect_identical(res, "interrupted")
   expect_lt(proc.time()[["elapsed"]] - t0, 30)
