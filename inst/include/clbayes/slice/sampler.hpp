@@ -243,9 +243,7 @@ class sampler {
       for (int c = 0; c < n; ++c)
         for (int i = 0; i < count; ++i)
           pooled(static_cast<Eigen::Index>(c) * count + i, j) =
-              warmup_draws_[static_cast<std::size_t>(from + i) +
-                            static_cast<std::size_t>(rows) *
-                                (c + static_cast<std::size_t>(n) * j)];
+              warmup_draws_[draw_index(from + i, c, j, rows)];
     Eigen::MatrixXd u;
     metric_.to_x(state_.x, u);
     const Eigen::VectorXd old_scale = metric_.scale().rowwise().norm();
@@ -290,6 +288,14 @@ class sampler {
     if (iter_ + 1 == opt_.warmup) n_evals_warmup_ = eval_.n_evals;
   }
 
+  /** Where draw i of chain c, variable j lies in a store of `rows`
+   *  iterations (iteration x chain x variable, first index fastest). */
+  std::size_t draw_index(int i, int c, int j, int rows) const {
+    return static_cast<std::size_t>(i) +
+           static_cast<std::size_t>(rows) *
+               (static_cast<std::size_t>(c) + static_cast<std::size_t>(state_.n()) * j);
+  }
+
   void store() {
     const int n = state_.n(), k = state_.dim();
     const bool warm = iter_ < opt_.warmup;
@@ -298,10 +304,7 @@ class sampler {
     std::vector<double>& out = warm ? warmup_draws_ : draws_;
     const Eigen::MatrixXd x = current();
     for (int j = 0; j < k; ++j)
-      for (int c = 0; c < n; ++c)
-        out[static_cast<std::size_t>(i) +
-            static_cast<std::size_t>(rows) * (c + static_cast<std::size_t>(n) * j)] =
-            x(c, j);
+      for (int c = 0; c < n; ++c) out[draw_index(i, c, j, rows)] = x(c, j);
   }
 };
 
