@@ -131,6 +131,24 @@ test_that("gpu_chol checks data already on the device", {
   a[90, 90] <- -1e4
   expect_error(gpu_chol(gpu_matrix(a)), "`x` is not positive definite.*order 90 ")
   expect_error(gpu_chol(gpu_matrix(diag(c(1, 0, 1)))), "order 2 ")
+  # The checks run in the copy kernel, tile by tile (32 x 32): a bad element
+  # in a tile away from the diagonal, above or below it, is still found,
+  # and the input errors win over the pivot error they would cause.
+  # (gpu_matrix() refuses NaN, so they are made on the device: 1e308 / 0.1
+  # overflows to Inf at one element only, and Inf - Inf is NaN.)
+  for (pos in list(c(80, 10), c(10, 80), c(40, 40))) {
+    big <- matrix(0, 100, 100)
+    big[pos[1], pos[2]] <- 1e308
+    inf <- gpu_matrix(big) / 0.1
+    # a is not positive definite at pivot 90 as well
+    expect_error(gpu_chol(gpu_matrix(a) + inf), "`x` contains NaN or infinite")
+    expect_error(gpu_chol(gpu_matrix(a) + (inf - inf)), "`x` contains NaN or infinite")
+  }
+  b <- random_spd(100)
+  b[10, 80] <- b[10, 80] * (1 + 1e-6)
+  expect_error(gpu_chol(gpu_matrix(b)), "`x` must be symmetric")
+  b[10, 80] <- b[80, 10] * (1 + 1e-10)  # within the relative tolerance 1e-8
+  expect_equal(as.matrix(gpu_chol(gpu_matrix(b))), t(chol(b)), tolerance = 1e-8)
 })
 
 # f(A) = sum(W * t(chol(A))) has L_adj = W (lower triangle).

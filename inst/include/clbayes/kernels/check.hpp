@@ -63,6 +63,46 @@ __kernel void check_symmetric(__global const double* A, int n, double tol,
 }
 
 /**
+ * W = the lower triangle of the n x n A (zeros above the diagonal), with
+ * the checks of check_nan and check_symmetric on the way, in one pass over
+ * A and without a read back of its own: flags[2] = 1 if an element of A is
+ * NaN or infinite, flags[3] = 1 if A is not symmetric to relative
+ * tolerance tol (the Cholesky reads them with its pivot flag, flags[0]).
+ * Tiles and launch as check_symmetric: the group of tile (bi, bj), bi >= bj,
+ * reads the mirror tile through local memory, writes the lower tile and
+ * zeros into the mirror's place.
+ */
+__kernel void copy_lower_checked(__global const double* A, __global double* W, int n,
+                                 double tol, __global int* flags) {
+  __local double t[SYM_TILE][SYM_TILE + 1];
+  const int bi = get_group_id(0), bj = get_group_id(1);
+  const int x = get_local_id(0), y = get_local_id(1);
+  if (bi < bj) return;  // uniform over the group
+  for (int c = y; c < SYM_TILE; c += SYM_ROWS) {  // t[c][r] = A[bj T + r, bi T + c]
+    const int row = bj * SYM_TILE + x, col = bi * SYM_TILE + c;
+    t[c][x] = row < n && col < n ? A[(long)col * n + row] : 0.0;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  int bad = 0, asym = 0;
+  const int i = bi * SYM_TILE + x;
+  for (int c = y; c < SYM_TILE; c += SYM_ROWS) {
+    const int j = bj * SYM_TILE + c;
+    if (i < n && j < n && i >= j) {
+      const double a = A[(long)j * n + i];
+      const double b = t[x][c];  // A[j, i]
+      bad |= !isfinite(a) || !isfinite(b);
+      asym |= i > j && fabs(a - b) > tol * fmax(fabs(a), fabs(b));
+      W[(long)j * n + i] = a;
+    }
+    // The mirror's place: row bj T + x, column bi T + c, zero above the diagonal.
+    const int row = bj * SYM_TILE + x, col = bi * SYM_TILE + c;
+    if (row < n && col < n && row < col) W[(long)col * n + row] = 0.0;
+  }
+  if (bad) flags[2] = 1;
+  if (asym) flags[3] = 1;
+}
+
+/**
  * flag[0] = 1 if a diagonal element of the rows x cols matrix A is zero.
  */
 __kernel void check_diagonal_zeros(__global const double* A, int rows,
@@ -78,6 +118,8 @@ inline kernel_cl<in_buffer, int, int, cl::Buffer> check_nan("check_nan",
                                                             check_source);
 inline kernel_cl<in_buffer, int, double, cl::Buffer> check_symmetric(
     "check_symmetric", check_source, {{"SYM_TILE", 32}, {"SYM_ROWS", 8}});
+inline kernel_cl<in_buffer, out_buffer, int, double, cl::Buffer> copy_lower_checked(
+    "copy_lower_checked", check_source, {{"SYM_TILE", 32}, {"SYM_ROWS", 8}});
 inline kernel_cl<in_buffer, int, int, cl::Buffer> check_diagonal_zeros(
     "check_diagonal_zeros", check_source);
 

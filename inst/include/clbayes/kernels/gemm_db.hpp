@@ -13,7 +13,10 @@
 //     columns of C (rows 2 tx + {0, 1} + 2 RTSM q), so one 16-byte local
 //     load feeds two rows; half the local load instructions per FMA;
 //   - rows of the local tiles padded by one double2, which keeps 16-byte
-//     alignment and spreads the transposed-layout stores over the banks.
+//     alignment and spreads the transposed-layout stores over the banks;
+//   - FAST_INTERIOR = 1: tiles that lie inside op(A), op(B) and their
+//     views load without per-element bounds and view tests (H200, n =
+//     4096: 20.4 against 19.8 TFLOP/s; RESULTS.md, session 3).
 // The bookkeeping of op(), views and split-k is that of the first kernel
 // (stan-opencl.txt, section 3.1). PERSISTENT = 1 loops each group over
 // tiles (launches with fewer groups than tiles). STREAM_K = 1 (plain
@@ -98,6 +101,39 @@ void load_b(double* st, __global const double* B, long b_base, int ldb,
   }
 }
 
+// load_a / load_b for a whole tile inside op(A) / op(B) and the views
+// (interior tiles, the bulk of a large product): no bounds or view tests,
+// so that the addresses are a fixed offset per element plus the depth.
+void load_a_full(double* st, __global const double* A, long a_base, int lda, int i0,
+                 int t, int tid) {
+#pragma unroll
+  for (int l = 0; l < LA; ++l) {
+    const int e = tid + l * NT;
+#if TRANS_A
+    const int kk = e % TK, ii = e / TK;
+    if (e < TM * TK) st[l] = A[a_base + (long)(i0 + ii) * lda + t + kk];
+#else
+    const int ii = e % TM, kk = e / TM;
+    if (e < TM * TK) st[l] = A[a_base + (long)(t + kk) * lda + i0 + ii];
+#endif
+  }
+}
+
+void load_b_full(double* st, __global const double* B, long b_base, int ldb, int j0,
+                 int t, int tid) {
+#pragma unroll
+  for (int l = 0; l < LB; ++l) {
+    const int e = tid + l * NT;
+#if TRANS_B
+    const int jj = e % TN, kk = e / TN;
+    if (e < TN * TK) st[l] = B[b_base + (long)(t + kk) * ldb + j0 + jj];
+#else
+    const int kk = e % TK, jj = e / TK;
+    if (e < TN * TK) st[l] = B[b_base + (long)(j0 + jj) * ldb + t + kk];
+#endif
+  }
+}
+
 // Registers -> local tile: the layouts of load_a / load_b.
 void store_a(__local double2 (*tile)[TM / 2 + 1], const double* st, int tid) {
 #pragma unroll
@@ -143,9 +179,9 @@ void gemm_db(__global double* C, __global const double* A,
                       ) {
   __local double2 a_tile[2][TK][TM / 2 + 1];
   __local double2 b_tile[2][TK][TN / 2 + 1];
+  const int tid = get_local_id(1) * RTSM + get_local_id(0);
   const int tx = get_local_id(0);
   const int ty = get_local_id(1);
-  const int tid = ty * RTSM + tx;
   const int z = get_global_id(2);
   const int item = z / splits;
   const int split = z % splits;
@@ -210,9 +246,18 @@ void gemm_db(__global double* C, __global const double* A,
 
   double a_st[LA];
   double b_st[LB];
+  // Uniform: the tile lies inside op(A) and op(B) and no view cuts it.
+  const bool interior = FAST_INTERIOR != 0 &&
+                        (views & (A_LOWER | A_UPPER | B_LOWER | B_UPPER)) == 0 &&
+                        i0 + TM <= m && j0 + TN <= n;
   if (k_lo < k_hi) {
-    load_a(a_st, A, a_base, lda, m, i0, k_lo, k_hi, views, tid);
-    load_b(b_st, B, b_base, ldb, n, j0, k_lo, k_hi, views, tid);
+    if (interior && k_lo + TK <= k_hi) {
+      load_a_full(a_st, A, a_base, lda, i0, k_lo, tid);
+      load_b_full(b_st, B, b_base, ldb, j0, k_lo, tid);
+    } else {
+      load_a(a_st, A, a_base, lda, m, i0, k_lo, k_hi, views, tid);
+      load_b(b_st, B, b_base, ldb, n, j0, k_lo, k_hi, views, tid);
+    }
     store_a(a_tile[0], a_st, tid);
     store_b(b_tile[0], b_st, tid);
   }
@@ -220,7 +265,10 @@ void gemm_db(__global double* C, __global const double* A,
   int buf = 0;
   for (int t = k_lo; t < k_hi; t += TK) {
     const int more = t + TK < k_hi;  // uniform over the work group
-    if (more) {  // in flight while the FMAs below run
+    if (more && interior && t + 2 * TK <= k_hi) {  // in flight while the FMAs run
+      load_a_full(a_st, A, a_base, lda, i0, t + TK, tid);
+      load_b_full(b_st, B, b_base, ldb, j0, t + TK, tid);
+    } else if (more) {
       load_a(a_st, A, a_base, lda, m, i0, t + TK, k_hi, views, tid);
       load_b(b_st, B, b_base, ldb, n, j0, t + TK, k_hi, views, tid);
     }
@@ -321,7 +369,7 @@ inline std::map<std::string, int> gemm_db_options(int trans_a, int trans_b,
                                                   int persistent = 0, int stream_k = 0) {
   return {{"TM", 128}, {"TN", 128}, {"TK", 8}, {"WPTM", 8}, {"WPTN", 8},
           {"TRANS_A", trans_a}, {"TRANS_B", trans_b}, {"PERSISTENT", persistent},
-          {"STREAM_K", stream_k}};
+          {"STREAM_K", stream_k}, {"FAST_INTERIOR", 1}};
 }
 
 /** The small-tile variant used when big tiles would leave compute units
@@ -330,7 +378,8 @@ inline std::map<std::string, int> gemm_db_options(int trans_a, int trans_b,
  *  work item, so 4 times the work groups, several resident per unit. */
 inline std::map<std::string, int> gemm_db_small_options(int trans_a, int trans_b) {
   return {{"TM", 64}, {"TN", 64}, {"TK", 16}, {"WPTM", 4}, {"WPTN", 4},
-          {"TRANS_A", trans_a}, {"TRANS_B", trans_b}, {"PERSISTENT", 0}, {"STREAM_K", 0}};
+          {"TRANS_A", trans_a}, {"TRANS_B", trans_b}, {"PERSISTENT", 0}, {"STREAM_K", 0},
+          {"FAST_INTERIOR", 1}};
 }
 
 inline gemm_kernel gemm_db_nn("gemm_db", gemm_db_source, gemm_db_options(0, 0));
@@ -366,7 +415,8 @@ inline kernel_cl<in_out_buffer, in_buffer, int, int, int, cl_long, int, double, 
  *  no half tile and a tall one has many groups over its rows. */
 inline std::map<std::string, int> gemm_db_narrow_options(int trans_a, int trans_b) {
   return {{"TM", 128}, {"TN", 32}, {"TK", 16}, {"WPTM", 8}, {"WPTN", 2},
-          {"TRANS_A", trans_a}, {"TRANS_B", trans_b}, {"PERSISTENT", 0}, {"STREAM_K", 0}};
+          {"TRANS_A", trans_a}, {"TRANS_B", trans_b}, {"PERSISTENT", 0}, {"STREAM_K", 0},
+          {"FAST_INTERIOR", 1}};
 }
 
 inline gemm_kernel gemm_db_narrow_nn("gemm_db", gemm_db_source, gemm_db_narrow_options(0, 0));

@@ -222,27 +222,35 @@ inline void cholesky_blocked(matrix_cl& w, int nb, const cl::Buffer& flag) {
 
 /** L with a = L L^T on the device (lower view). Checks, all on the device:
  *  square, finite, symmetric to relative tolerance, positive definite (the
- *  error names the first pivot that is not positive). */
+ *  error names the first pivot that is not positive). The finite and
+ *  symmetry checks run in the kernel that copies a's lower triangle into
+ *  the working matrix, and every flag comes back in one read at the end:
+ *  no synchronisation before the factorisation starts. */
 inline matrix_cl cholesky(const matrix_cl& a) {
   a.check_device("x");
   if (a.rows() != a.cols())
     throw invalid_argument("x", "must be square (it is " + std::to_string(a.rows()) +
                                     " x " + std::to_string(a.cols()) + ")");
-  if (opencl::has_nonfinite(a)) throw invalid_argument("x", "contains NaN or infinite values");
-  if (!opencl::is_symmetric(a, symmetry_tolerance))
-    throw invalid_argument("x", "must be symmetric");
-  matrix_cl w = opencl::copy(a);
-  w.set_view(matrix_view::entire);
+  matrix_cl w(a.rows(), a.cols());
   if (w.size() == 0) return w;
   opencl::context& ctx = opencl::context::instance();
-  int flag_value = 0;
-  int flag_init[2] = {0, 0};  // the failing pivot; the fused leaf's counter
+  // The failing pivot; the fused leaf's counter; A has NaN/Inf; A is not
+  // symmetric. All four come back in one read at the end.
+  int flags[4] = {0, 0, 0, 0};
   cl::Buffer flag;
   try {
     flag = cl::Buffer(ctx.cl_context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
-                      sizeof(flag_init), flag_init);
+                      sizeof(flags), flags);
   } catch (const cl::Error& e) {
     throw opencl_error("allocating the Cholesky pivot flag", e.err());
+  }
+  {  // w = lower triangle of a, checked for NaN/Inf and symmetry on the way
+    const int tile = opencl::kernels::copy_lower_checked.option("SYM_TILE");
+    const int rows = opencl::kernels::copy_lower_checked.option("SYM_ROWS");
+    const std::size_t tiles = (a.rows() + tile - 1) / tile;
+    opencl::kernels::copy_lower_checked(cl::NDRange(tiles * tile, tiles * rows),
+                                        cl::NDRange(tile, rows), a, w, a.rows(),
+                                        symmetry_tolerance, flag);
   }
   const cholesky_tuning& s = cholesky_settings();
   const int max_wg = static_cast<int>(ctx.info().max_work_group_size);
@@ -260,6 +268,11 @@ inline matrix_cl cholesky(const matrix_cl& a) {
           ? ctx.info().compute_units - s.trailing_reserve
           : 0;
   const bool halves = s.panel_recursive != 0;
+  // Hundreds of short launches, ordered by the in-order queues and the
+  // look-ahead's markers: no per-launch event bookkeeping (untracked_scope).
+  internal::queue_wait(ctx.main_queue(), w.read_write_events());
+  {
+  opencl::untracked_scope untracked;
   if (s.outer_block > 0 && s.panel && s.panel_trsm && s.lookahead && w.rows() > nb)
     internal::cholesky_lookahead_trsm(w, nb, ib, flag, s.leaf, halves,
                                       std::max(1, s.trailing_chunks), max_groups);
@@ -275,14 +288,19 @@ inline matrix_cl cholesky(const matrix_cl& a) {
   else
     internal::cholesky_recursive(w, 0, w.rows(), flag,
                                  std::max(2, cholesky_settings().partition));
+  }
+  w.add_write_event(internal::queue_marker(ctx.main_queue()));
   opencl::zeros_in_place(w, matrix_view::upper);  // view becomes lower
   try {
     // The queue is in order: this read follows every kernel above.
-    ctx.queue().enqueueReadBuffer(flag, CL_TRUE, 0, sizeof(int), &flag_value);
+    ctx.queue().enqueueReadBuffer(flag, CL_TRUE, 0, sizeof(flags), flags);
   } catch (const cl::Error& e) {
     throw opencl_error("reading the Cholesky pivot flag", e.err());
   }
-  if (flag_value != 0) throw invalid_argument("x", internal::not_pd_message(flag_value));
+  // A factorisation of bad input is discarded: the input errors come first.
+  if (flags[2] != 0) throw invalid_argument("x", "contains NaN or infinite values");
+  if (flags[3] != 0) throw invalid_argument("x", "must be symmetric");
+  if (flags[0] != 0) throw invalid_argument("x", internal::not_pd_message(flags[0]));
   return w;
 }
 

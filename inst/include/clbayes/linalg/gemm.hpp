@@ -113,7 +113,7 @@ inline opencl::kernels::gemm_kernel& gemm_db_persistent(bool ta, bool tb) {
   opencl::kernels::gemm_kernel& p =
       ta ? (tb ? gemm_db_p_tt : gemm_db_p_tn) : (tb ? gemm_db_p_nt : gemm_db_p_nn);
   const opencl::kernels::gemm_kernel& big = gemm_db_variant(ta, tb, false);
-  for (const char* key : {"TM", "TN", "TK", "WPTM", "WPTN"})
+  for (const char* key : {"TM", "TN", "TK", "WPTM", "WPTN", "FAST_INTERIOR"})
     if (p.option(key) != big.option(key)) p.set_option(key, big.option(key));
   return p;
 }
@@ -122,7 +122,7 @@ inline opencl::kernels::gemm_kernel& gemm_db_persistent(bool ta, bool tb) {
 template <typename K>
 inline K& with_big_tiles(K& k, bool ta, bool tb) {
   const opencl::kernels::gemm_kernel& big = gemm_db_variant(ta, tb, false);
-  for (const char* key : {"TM", "TN", "TK", "WPTM", "WPTN"})
+  for (const char* key : {"TM", "TN", "TK", "WPTM", "WPTN", "FAST_INTERIOR"})
     if (k.option(key) != big.option(key)) k.set_option(key, big.option(key));
   return k;
 }

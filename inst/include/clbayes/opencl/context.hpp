@@ -194,6 +194,21 @@ class context {
    *  string literals with static storage), the name and the options. */
   cl::Kernel& kernel(const std::string& name, const char* source,
                      const std::string& options) {
+    return kernel_entry(name, source, options).kernel;
+  }
+
+  /** A compiled kernel with the scalar arguments last set on it
+   *  (kernel_cl skips clSetKernelArg for a value that is already set: a
+   *  GEMM launch has 17 scalars, most unchanged between launches). */
+  struct compiled_kernel {
+    cl::Program program;
+    cl::Kernel kernel;
+    std::vector<std::vector<unsigned char>> scalar_args;
+  };
+
+  /** kernel(), with the argument cache. */
+  compiled_kernel& kernel_entry(const std::string& name, const char* source,
+                                const std::string& options) {
     require_device();
     const std::string key = std::to_string(reinterpret_cast<std::uintptr_t>(source)) +
                             '\n' + name + '\n' + options;
@@ -206,9 +221,9 @@ class context {
       } catch (const cl::Error& e) {
         throw opencl_error("creating kernel '" + name + "'", e.err());
       }
-      it = programs_.emplace(key, cached{program, kernel}).first;
+      it = programs_.emplace(key, compiled_kernel{program, kernel, {}}).first;
     }
-    return it->second.kernel;
+    return it->second;
   }
 
   /** Compile `source` (double precision enabled) for the selected device.
@@ -246,11 +261,6 @@ class context {
   }
 
  private:
-  struct cached {
-    cl::Program program;
-    cl::Kernel kernel;
-  };
-
   context() = default;
 
   cl_command_queue_properties queue_properties() const {
@@ -324,7 +334,7 @@ class context {
   bool profiling_ = false;
   cl::Device device_;
   device_info info_;
-  std::map<std::string, cached> programs_;
+  std::map<std::string, compiled_kernel> programs_;
 };
 
 /** While alive, work enqueued through context::queue() (every kernel_cl

@@ -18,8 +18,10 @@
 #include "matrix_cl.hpp"
 #include "profile.hpp"
 
+#include <algorithm>
 #include <array>
 #include <map>
+#include <type_traits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -37,10 +39,28 @@ namespace internal {
 
 // How one kernel argument is passed, which events it waits for and which
 // events it records.
+using arg_cache = std::vector<std::vector<unsigned char>>;
+
+// clSetKernelArg for a scalar unless argument i already holds these bytes
+// (the cache is updated only after a successful set).
+inline void set_scalar(cl::Kernel& k, arg_cache& cache, cl_uint i, const void* value,
+                       std::size_t size) {
+  const unsigned char* bytes = static_cast<const unsigned char*>(value);
+  if (cache.size() <= i) cache.resize(i + 1);
+  std::vector<unsigned char>& held = cache[i];
+  if (held.size() == size && std::equal(held.begin(), held.end(), bytes)) return;
+  const cl_int err = ::clSetKernelArg(k(), i, size, value);
+  if (err != CL_SUCCESS) throw cl::Error(err, "clSetKernelArg");
+  held.assign(bytes, bytes + size);
+}
+
 template <typename T>
 struct kernel_arg {
   using param = const T&;
-  static void set(cl::Kernel& k, cl_uint i, const T& v) { k.setArg(i, v); }
+  static void set(cl::Kernel& k, arg_cache& cache, cl_uint i, const T& v) {
+    static_assert(std::is_trivially_copyable<T>::value, "kernel scalars are plain values");
+    set_scalar(k, cache, i, &v, sizeof(T));
+  }
   static void wait_list(const T&, std::vector<cl::Event>&) {}
   static void record(const T&, const cl::Event&) {}
 };
@@ -48,7 +68,7 @@ struct kernel_arg {
 template <>
 struct kernel_arg<in_buffer> {
   using param = const matrix_cl&;
-  static void set(cl::Kernel& k, cl_uint i, const matrix_cl& m) {
+  static void set(cl::Kernel& k, arg_cache&, cl_uint i, const matrix_cl& m) {
     k.setArg(i, m.buffer());
   }
   static void wait_list(const matrix_cl& m, std::vector<cl::Event>& w) {
@@ -62,7 +82,7 @@ struct kernel_arg<in_buffer> {
 template <>
 struct kernel_arg<out_buffer> {
   using param = matrix_cl&;
-  static void set(cl::Kernel& k, cl_uint i, const matrix_cl& m) {
+  static void set(cl::Kernel& k, arg_cache&, cl_uint i, const matrix_cl& m) {
     k.setArg(i, m.buffer());
   }
   static void wait_list(const matrix_cl& m, std::vector<cl::Event>& w) {
@@ -76,6 +96,29 @@ struct kernel_arg<out_buffer> {
 
 template <>
 struct kernel_arg<in_out_buffer> : kernel_arg<out_buffer> {};
+
+// A raw buffer (a flag or counter the caller orders itself): set every
+// launch, no events.
+template <>
+struct kernel_arg<cl::Buffer> {
+  using param = const cl::Buffer&;
+  static void set(cl::Kernel& k, arg_cache&, cl_uint i, const cl::Buffer& v) {
+    k.setArg(i, v);
+  }
+  static void wait_list(const cl::Buffer&, std::vector<cl::Event>&) {}
+  static void record(const cl::Buffer&, const cl::Event&) {}
+};
+
+// Local memory sizes: set every launch (no value to compare).
+template <>
+struct kernel_arg<cl::LocalSpaceArg> {
+  using param = const cl::LocalSpaceArg&;
+  static void set(cl::Kernel& k, arg_cache&, cl_uint i, const cl::LocalSpaceArg& v) {
+    k.setArg(i, v);
+  }
+  static void wait_list(const cl::LocalSpaceArg&, std::vector<cl::Event>&) {}
+  static void record(const cl::LocalSpaceArg&, const cl::Event&) {}
+};
 
 template <typename T>
 struct is_buffer_arg : std::false_type {};
@@ -103,6 +146,31 @@ inline std::string build_options(const std::map<std::string, int>& options) {
 
 }  // namespace internal
 
+/** True while an untracked_scope is alive. */
+inline bool& untracked_launches() {
+  static bool on = false;
+  return on;
+}
+
+/** While alive, kernel_cl launches neither wait for nor record the events
+ *  of their matrices (and make no event unless a profile sink wants it):
+ *  for an algorithm of many short launches that orders its work itself,
+ *  by the in-order queue and explicit markers between queues (the
+ *  Cholesky's panel loop, linalg/cholesky_panel.hpp). Event bookkeeping
+ *  costs several microseconds of host time per launch, which for hundreds
+ *  of short launches is longer than the device work. The algorithm must
+ *  wait for its inputs' events on entry and record its result's on exit. */
+class untracked_scope {
+ public:
+  untracked_scope() : was_(untracked_launches()) { untracked_launches() = true; }
+  ~untracked_scope() { untracked_launches() = was_; }
+  untracked_scope(const untracked_scope&) = delete;
+  untracked_scope& operator=(const untracked_scope&) = delete;
+
+ private:
+  bool was_;
+};
+
 /** Kernels enqueued so far (all kernel_cl objects): the benchmarks read it
  *  to count the launches of one algorithm. */
 inline unsigned long long& launch_count() {
@@ -127,15 +195,24 @@ class kernel_cl {
     context& ctx = context::instance();
     int dummy[] = {0, (internal::check_arg_device<Args>(args), 0)...};
     (void)dummy;
-    cl::Kernel& k = compiled(ctx);
+    context::compiled_kernel& entry = compiled(ctx);
+    cl::Kernel& k = entry.kernel;
     std::vector<cl::Event> waits;
     cl_uint index = 0;
     try {
-      int set[] = {0, (internal::kernel_arg<Args>::set(k, index++, args), 0)...};
+      int set[] = {
+          0, (internal::kernel_arg<Args>::set(k, entry.scalar_args, index++, args), 0)...};
       (void)set;
+      cl::Event event;
+      if (untracked_launches()) {
+        ctx.queue().enqueueNDRangeKernel(k, cl::NullRange, global, local, nullptr,
+                                         profile_sink() != nullptr ? &event : nullptr);
+        ++launch_count();
+        if (profile_sink() != nullptr) profile_sink()->push_back({profile_phase(), event});
+        return event;
+      }
       int wl[] = {0, (internal::kernel_arg<Args>::wait_list(args, waits), 0)...};
       (void)wl;
-      cl::Event event;
       ctx.queue().enqueueNDRangeKernel(k, cl::NullRange, global, local,
                                        waits.empty() ? nullptr : &waits, &event);
       ++launch_count();
@@ -161,7 +238,7 @@ class kernel_cl {
    *  device's limit). Builds and caches the variant if needed. */
   std::size_t max_work_group_size() const {
     context& ctx = context::instance();
-    cl::Kernel& k = compiled(ctx);
+    cl::Kernel& k = compiled(ctx).kernel;
     try {
       return k.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(ctx.device());
     } catch (const cl::Error& e) {
@@ -188,9 +265,9 @@ class kernel_cl {
   // panels are hundreds of short launches. Valid while the device
   // selection (generation, which clears the cache) and the options are
   // unchanged.
-  cl::Kernel& compiled(context& ctx) const {
+  context::compiled_kernel& compiled(context& ctx) const {
     if (compiled_ == nullptr || compiled_generation_ != ctx.generation()) {
-      compiled_ = &ctx.kernel(name_, source_, internal::build_options(options_));
+      compiled_ = &ctx.kernel_entry(name_, source_, internal::build_options(options_));
       compiled_generation_ = ctx.generation();
     }
     return *compiled_;
@@ -199,7 +276,7 @@ class kernel_cl {
   std::string name_;
   const char* source_;
   std::map<std::string, int> options_;
-  mutable cl::Kernel* compiled_ = nullptr;
+  mutable context::compiled_kernel* compiled_ = nullptr;
   mutable unsigned compiled_generation_ = 0;
 };
 
