@@ -24,6 +24,11 @@
 //          --narrow-cols C --narrow-tm 64|128 (narrow GEMM tiles up to C columns)
 //          --leaf 3 --leaf-solve-rows R (leaf and panel solve in one launch)
 //          --profile (per-phase device times of the Cholesky at each n)
+//          --panel-share S (cholesky_tuning::panel_share)
+//          --tune-gemm (the GEMM tile sweep of --tune alone, at n = 4096)
+//          --mma 0|1 (kernel 2 on the FP64 tensor cores where available)
+//          --tune-share (sweep outer block x units reserved x panel share
+//                        at each n >= 4096, from the settings given)
 // The table puts the first Cholesky path (kernel 1, recursion over the
 // whole matrix, as measured in RESULTS.md) and kernel 1's GEMM beside the
 // kept settings, and counts the kernel launches of one factorisation.
@@ -39,7 +44,7 @@
 int main(int argc, char** argv) {
   std::vector<int> sizes;
   int reps = 5, cpu_max = 4096;
-  bool tune = false, profile = false;
+  bool tune = false, profile = false, tune_shares = false, tune_gemm_only = false;
   try {
     for (int i = 1; i < argc; ++i) {
       std::string a = argv[i];
@@ -58,6 +63,10 @@ int main(int argc, char** argv) {
       else if (a == "--trailing-reserve") la::cholesky_settings().trailing_reserve = next();
       else if (a == "--outer-block-large") la::cholesky_settings().outer_block_large = std::max(0, next());
       else if (a == "--profile") profile = true;
+      else if (a == "--tune-share") tune_shares = true;
+      else if (a == "--tune-gemm") tune_gemm_only = true;
+      else if (a == "--mma") la::gemm_settings().mma = next();
+      else if (a == "--panel-share") la::cholesky_settings().panel_share = std::atof(argv[++i]);
       else if (a == "--panel-trsm") la::cholesky_settings().panel_trsm = next();
       else if (a == "--stream-k") la::gemm_settings().stream_k_per_unit = std::max(0, next());
       else if (a == "--narrow-cols") la::gemm_settings().narrow_cols = std::max(0, next());
@@ -117,6 +126,10 @@ int main(int argc, char** argv) {
       tune_cholesky(std::min(8192, largest), largest >= 12288 ? largest : 0, reps);
       print_options("kept");
     }
+    if (tune_gemm_only && !tune) tune_gemm(4096, reps);
+    if (tune_shares)
+      for (int n : sizes)
+        if (n >= 4096) tune_share(n, reps);
     const chol_cfg new_chol = get_chol();
     // The GEMM columns use the kernel the GEMM sweep chose (without --tune:
     // the default), the Cholesky its own.

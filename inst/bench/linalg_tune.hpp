@@ -95,6 +95,7 @@ void set_gemm(const gemm_cfg& c) {
 struct chol_cfg {
   int kernel, outer, partition, leaf, small, panel, lk = 1, lt = 8, la = 0, rec = 0, chunks = 1,
       reserve = 0, trsm = 0, narrow = 0, narrow_tm = 128, lsr = 256;
+  double share = 0;  // cholesky_tuning::panel_share
 };
 
 // The tile height of kernel 2's narrow variant (TM 128: 8 rows per work
@@ -118,6 +119,8 @@ void set_chol(const chol_cfg& c) {
   la::gemm_settings().kernel = c.kernel;
   la::gemm_settings().small_below_pct = c.small;
   la::cholesky_settings().outer_block = c.outer;
+  la::cholesky_settings().outer_block_large = c.outer;  // the sweeps set one block per n
+  la::cholesky_settings().panel_share = c.share;
   if (c.outer == 0) la::cholesky_settings().partition = c.partition;
   else la::cholesky_settings().inner_partition = c.partition;
   set_leaf_block(c.leaf);
@@ -142,7 +145,7 @@ chol_cfg get_chol() {
           la::gemm_settings().small_below_pct, s.panel, s.leaf,
           cl_ops::kernels::cholesky_leaf.option("LEAF_T"), s.lookahead, s.panel_recursive,
           s.trailing_chunks, s.trailing_reserve, s.panel_trsm, la::gemm_settings().narrow_cols,
-          cl_ops::kernels::gemm_db_narrow_nn.option("TM"), s.leaf_solve_rows};
+          cl_ops::kernels::gemm_db_narrow_nn.option("TM"), s.leaf_solve_rows, s.panel_share};
 }
 
 // The first device path as measured on the H200 (RESULTS.md): kernel 1
@@ -212,7 +215,7 @@ double gemm_sample_error(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b, con
 
 // Sweep tiles of both GEMM kernels at order n; keep the best of each and
 // make the faster kernel the one every product uses.
-void tune_gemm(int n, int reps) {
+inline void tune_gemm(int n, int reps) {
   // Kernel 2 with 8 x 8 per work item in smaller groups (128 or 64 work
   // items: two or more groups per compute unit, whose barriers do not
   // stall each other), and TK 12 / 16 where the two buffers fit 48 KB.
@@ -230,8 +233,11 @@ void tune_gemm(int n, int reps) {
   matrix_cl da = upload(a), db = upload(b);
   const std::size_t max_wg = cl_ops::context::instance().info().max_work_group_size;
   std::printf("GEMM tile sweep, n = %d (kernel 1: kernels/gemm.hpp, 2: kernels/gemm_db.hpp)\n\n"
-              "| kernel | TM | TN | TK | WPTM | WPTN | ms | GFLOP/s | max rel err |\n"
-              "|---|---|---|---|---|---|---|---|---|\n", n);
+              "The first timing is multiply() (C allocated by each call), the second the "
+              "product into an existing C. mma: kernel 2 on the FP64 tensor cores.\n\n"
+              "| kernel | TM | TN | TK | WPTM | WPTN | mma | ms | GFLOP/s | ms, into C | "
+              "GFLOP/s, into C | max rel err |\n"
+              "|---|---|---|---|---|---|---|---|---|---|---|---|\n", n);
   double best[3] = {1e300, 1e300, 1e300};
   gemm_cfg best_cfg[3] = {cfgs[0], cfgs[0], cfgs[2]};
   for (const gemm_cfg& c : cfgs) {
@@ -242,12 +248,20 @@ void tune_gemm(int n, int reps) {
       matrix_cl dc = la::multiply(da, db);
       const double err = gemm_sample_error(a, b, dc);
       const double ms = time_ms(reps, [&] { matrix_cl x = la::multiply(da, db); finish(); });
-      std::printf("| %d | %d | %d | %d | %d | %d | %.2f | %.2f | %.1e |\n", c.kernel, c.tm, c.tn,
-                  c.tk, c.wm, c.wn, ms, 2.0 * n * double(n) * n / ms / 1e6, err);
+      // The kernel alone: into the C allocated above.
+      const double ms_c = time_ms(reps, [&] {
+        la::gemm(dc, 0, 0, 0, la::gemm_block{&da}, la::gemm_block{&db}, n, n, n);
+        finish();
+      });
+      const int mma = c.kernel == 2 && cl_ops::kernels::gemm_db_nn.option("MMA");
+      std::printf("| %d | %d | %d | %d | %d | %d | %d | %.2f | %.2f | %.2f | %.2f | %.1e |\n",
+                  c.kernel, c.tm, c.tn, c.tk, c.wm, c.wn, mma, ms,
+                  2.0 * n * double(n) * n / ms / 1e6, ms_c, 2.0 * n * double(n) * n / ms_c / 1e6,
+                  err);
       if (err < 1e-10 && ms < best[c.kernel]) { best[c.kernel] = ms; best_cfg[c.kernel] = c; }
     } catch (const std::exception& e) {
-      std::printf("| %d | %d | %d | %d | %d | %d | failed: %s | | |\n", c.kernel, c.tm, c.tn, c.tk,
-                  c.wm, c.wn, e.what());
+      std::printf("| %d | %d | %d | %d | %d | %d | | failed: %s | | | | |\n", c.kernel, c.tm,
+                  c.tn, c.tk, c.wm, c.wn, e.what());
     }
   }
   // Stream-K (gemm_tuning::stream_k_per_unit) on kernel 2's best tiles: as
@@ -299,25 +313,25 @@ double sweep_row(const chol_cfg& c, const matrix_cl& da, double amax, int reps) 
     matrix_cl llt = la::multiply_transpose(dl);
     const double resid = max_abs(download(cl_ops::subtract(llt, da))) / amax;
     double ms = time_ms(reps, [&] { matrix_cl x = la::cholesky(da); finish(); });
-    std::printf("| %d | %d | %d | %d | %d | %d | %s | %d | %d | %d | %d | %d | %d | %d x %d | %.2f | %.1f | %llu | %.1e |\n",
+    std::printf("| %d | %d | %d | %d | %d | %d | %s | %d | %d | %d | %d | %d | %g | %d | %d x %d | %.2f | %.1f | %llu | %.1e |\n",
                 c.kernel, c.outer, c.panel, c.partition, c.leaf, c.small, leaf_label(c).c_str(), c.lt, c.la, c.rec,
-                c.chunks, c.reserve, c.trsm, c.narrow, c.narrow_tm, ms,
+                c.chunks, c.reserve, c.share, c.trsm, c.narrow, c.narrow_tm, ms,
                 double(n) * n * n / 3 / ms / 1e6, launches, resid);
     return resid < 1e-12 ? ms : NAN;
   } catch (const std::exception& e) {
-    std::printf("| %d | %d | %d | %d | %d | %d | %s | %d | %d | %d | %d | %d | %d | %d x %d | failed: %s | | | |\n",
+    std::printf("| %d | %d | %d | %d | %d | %d | %s | %d | %d | %d | %d | %d | %g | %d | %d x %d | failed: %s | | | |\n",
                 c.kernel, c.outer, c.panel, c.partition, c.leaf, c.small, leaf_label(c).c_str(), c.lt, c.la, c.rec,
-                c.chunks, c.reserve, c.trsm, c.narrow, c.narrow_tm, e.what());
+                c.chunks, c.reserve, c.share, c.trsm, c.narrow, c.narrow_tm, e.what());
     return NAN;
   }
 }
 
 const char* sweep_header =
-    "| GEMM kernel | outer block | panel | partition | CHOLESKY_BLOCK | small below %% | "
+    "| GEMM kernel | outer block | panel | partition | CHOLESKY_BLOCK | small below % | "
     "leaf kernel (3: / solve rows) | "
-    "LEAF_T | look-ahead | panel by halves | trailing chunks | units reserved | diagonal chain | "
-    "narrow cols x TM | ms | GFLOP/s | launches | residual |\n"
-    "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+    "LEAF_T | look-ahead | panel by halves | trailing chunks | units reserved | panel share | "
+    "diagonal chain | narrow cols x TM | ms | GFLOP/s | launches | residual |\n"
+    "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
 
 // Sweep the Cholesky paths at order n, greedily one knob group at a time,
 // each row verified by its residual: references (the first path, the panel
@@ -326,14 +340,14 @@ const char* sweep_header =
 // trailing chunks; the outer block. Keep the fastest, print its phases and
 // the reference's. Then, at n_large (0: skip), the outer block alone, kept
 // as cholesky_tuning::outer_block_large. Then the gradient's block size.
-void tune_cholesky(int n, int n_large, int reps) {
+inline void tune_cholesky(int n, int n_large, int reps) {
   Eigen::MatrixXd a = toeplitz(n);
   matrix_cl da = upload(a);
   const double amax = max_abs(a);
   const int kb = la::gemm_settings().kernel;
   const chol_cfg panel_ref = {kb, 512, 2, 32, 100, 1, 1, 8, 0, 0, 1};
   std::printf("Cholesky sweep, n = %d (outer block 0: the first path)\n\n", n);
-  std::printf(sweep_header);
+  std::fputs(sweep_header, stdout);
   double best = 1e300, best_old = 1e300;
   chol_cfg best_cfg = old_chol;  // if every new configuration failed
   auto run = [&](const chol_cfg& c) {
@@ -444,7 +458,7 @@ void tune_cholesky(int n, int n_large, int reps) {
     std::printf("Outer block at n = %d (the rest as kept; rows with the other diagonal chain "
                 "setting, with look-ahead and 8 units reserved, for comparison only)\n\n",
                 n_large);
-    std::printf(sweep_header);
+    std::fputs(sweep_header, stdout);
     double best_l = 1e300;
     int kept_l = best_cfg.outer;
     for (int outer : {512, 768, 1024, 1536}) {
@@ -480,6 +494,36 @@ void tune_cholesky(int n, int n_large, int reps) {
   }
   la::cholesky_grad_block_size() = best_g;
   std::printf("\nkept grad block %d\n\n", best_g);
+}
+
+// The trailing update's share of the device at order n (from the settings
+// as they are): outer block x units reserved x panel share
+// (cholesky_tuning::panel_share); keeps the fastest and prints its phases.
+inline void tune_share(int n, int reps) {
+  Eigen::MatrixXd a = toeplitz(n);
+  matrix_cl da = upload(a);
+  const double amax = max_abs(a);
+  const int large = n >= la::cholesky_settings().large_from;
+  chol_cfg base = get_chol();
+  if (large) base.outer = la::cholesky_settings().outer_block_large;
+  std::printf("Units reserved for the panel, n = %d\n\n", n);
+  std::fputs(sweep_header, stdout);
+  double best = 1e300;
+  chol_cfg best_cfg = base;
+  for (int outer : {512, 1024})
+    for (int reserve : {8, 16})
+      for (double share : {0.0, 1.0, 2.0, 4.0}) {
+        chol_cfg c = base;
+        c.outer = outer;
+        c.reserve = reserve;
+        c.share = share;
+        const double ms = sweep_row(c, da, amax, reps);
+        if (ms < best) { best = ms; best_cfg = c; }
+      }
+  set_chol(best_cfg);
+  std::printf("\nkept outer block %d, units reserved %d, panel share %g (%.2f ms)\n\n",
+              best_cfg.outer, best_cfg.reserve, best_cfg.share, best);
+  profile_cholesky(da, "kept");
 }
 
 }  // namespace

@@ -52,10 +52,10 @@ struct cholesky_tuning {
    *  trailing matrix with inner dimension outer_block. Few steps, each a
    *  large product, instead of ~log(n) / log(p / (p - 1)) ever-smaller
    *  levels each with a triangular inverse of a block of b / p rows. */
-  int outer_block = 512;  // H200 sweep at n = 8192 (RESULTS.md, 2026-11-22)
+  int outer_block = 1024;  // H200 sweep at n = 8192 (RESULTS.md, session 3)
   /** outer_block for matrices of at least large_from rows (0: outer_block):
    *  the larger the trailing products, the more a wide panel pays. */
-  int outer_block_large = 1024;  // H200 sweep at n = 16384 (RESULTS.md, session 2)
+  int outer_block_large = 1024;  // H200 sweep at n = 16384 (RESULTS.md, session 3)
   int large_from = 12288;
   /** With outer_block > 0: 1 factors each panel with the fused leaf
    *  kernel (linalg/cholesky_panel.hpp: factor and inverse of blocks of
@@ -69,11 +69,11 @@ struct cholesky_tuning {
    *  row), 3 the leaf and the solve below it in one launch
    *  (kernels/cholesky_leaf_solve.hpp; leaf 2 where its local memory does
    *  not fit). */
-  int leaf = 2;
+  int leaf = 3;  // H200 sweep at n = 8192 (RESULTS.md, session 3)
   /** With leaf = 3: rows of the solve per work group (a multiple of 64).
    *  Every group repeats the leaf's factorisation: fewer, longer groups
    *  where the panel shares the device with the trailing update. */
-  int leaf_solve_rows = 256;
+  int leaf_solve_rows = 64;
   /** With panel = 1: 1 factors the panels on a second queue while the
    *  trailing updates run (cholesky_lookahead), 0 one queue. */
   int lookahead = 1;
@@ -90,6 +90,12 @@ struct cholesky_tuning {
    *  only on devices with more than 4 * trailing_reserve compute units
    *  (H200 sweep at n = 8192: 8 of 132 units, 21.2 against 22.8 ms). */
   int trailing_reserve = 8;
+  /** With trailing_reserve > 0 and panel_share > 0: each step reserves at
+   *  least panel_share * (compute units) * b / (rows + b) units for the
+   *  side queue's panel of b columns and `rows` rows (at most half the
+   *  units): the panel's share of the step's flops, which grows as the
+   *  trailing matrix shrinks. 0: trailing_reserve units at every step. */
+  double panel_share = 0;
   /** With panel = 1: 1 runs the serial chain of small launches on the
    *  diagonal block only and computes the panel below it by one product
    *  with the block's inverse (linalg/cholesky_trsm.hpp), 0 factors the
@@ -280,7 +286,8 @@ inline matrix_cl cholesky(const matrix_cl& a) {
     internal::cholesky_trsm(w, nb, ib, flag, s.leaf, halves);
   else if (s.outer_block > 0 && s.panel && s.lookahead && w.rows() > nb)
     internal::cholesky_lookahead(w, nb, ib, flag, s.leaf, halves,
-                                 std::max(1, s.trailing_chunks), max_groups);
+                                 std::max(1, s.trailing_chunks), max_groups,
+                                 max_groups > 0 ? s.panel_share : 0.0);
   else if (s.outer_block > 0 && s.panel)
     internal::cholesky_right_looking(w, nb, ib, flag, s.leaf, s.panel_recursive != 0);
   else if (s.outer_block > 0 && w.rows() > nb)

@@ -38,7 +38,7 @@ namespace internal {
 
 /** Rows of the panel solve per work group of the fused leaf (leaf 3). */
 inline int& cholesky_leaf_solve_rows() {
-  static int rows = 256;
+  static int rows = 64;
   return rows;
 }
 
@@ -224,8 +224,11 @@ inline cl::Event queue_marker(cl::CommandQueue& q) {
 // Ordering is by markers and barriers between the queues; each queue works
 // on its own alias of w, so that kernel_cl's per-matrix events do not
 // serialise the two.
+// With panel_share > 0, the trailing update of each step leaves the panel
+// at least panel_share * units * b / (rows + b) units (cholesky_tuning).
 inline void cholesky_lookahead(matrix_cl& w, int nb, int ib, const cl::Buffer& flag,
-                               int leaf, bool recursive, int chunks, int max_groups) {
+                               int leaf, bool recursive, int chunks, int max_groups,
+                               double panel_share = 0.0) {
   opencl::context& ctx = opencl::context::instance();
   const int n = w.rows();
   cl::CommandQueue& main_q = ctx.main_queue();
@@ -252,8 +255,15 @@ inline void cholesky_lookahead(matrix_cl& w, int nb, int ib, const cl::Buffer& f
     lower_update(update, k + b, rest, next, k, b, "look-ahead update");
     queue_wait(side_q, {queue_marker(main_q)});
     panel_done = factor(k + b);
-    if (rest > next) trailing_update(update, k + b + next, rest - next, k, b, chunks,
-                                     max_groups);
+    int groups = max_groups;
+    if (panel_share > 0 && max_groups > 0) {
+      const int units = ctx.info().compute_units;
+      const double share = panel_share * next / static_cast<double>(rest + next);
+      const int reserve = std::min(units / 2, std::max(units - max_groups,
+                                                       static_cast<int>(units * share + 0.5)));
+      groups = units - reserve;
+    }
+    if (rest > next) trailing_update(update, k + b + next, rest - next, k, b, chunks, groups);
   }
   queue_wait(main_q, {panel_done});
   w.add_write_event(queue_marker(main_q));

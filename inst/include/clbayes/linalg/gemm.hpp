@@ -17,6 +17,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
+#include <string>
 
 namespace clbayes {
 namespace linalg {
@@ -79,9 +81,14 @@ struct gemm_tuning {
    *  and one tile per group at a time keeps neighbouring tiles' operands
    *  in the cache together. */
   int stream_k_max_waves = 16;
+  /** 1: kernel 2 multiplies on the FP64 tensor cores (MMA = 1 in
+   *  kernels/gemm_db.hpp: mma.sync.m16n8k8 by inline PTX) on devices that
+   *  have them (NVIDIA, compute capability 9.0 or later) and whose
+   *  compiler builds it; 0: never. */
+  int mma = 1;
   /** > 0: products with at most this many columns of C use kernel 2's
    *  narrow variant (kernels/gemm_db.hpp, 32-column tiles). 0: never. */
-  int narrow_cols = 0;
+  int narrow_cols = 64;  // H200 sweep of the Cholesky at n = 8192 (RESULTS.md, session 3)
 };
 inline gemm_tuning& gemm_settings() {
   static gemm_tuning t;
@@ -113,7 +120,7 @@ inline opencl::kernels::gemm_kernel& gemm_db_persistent(bool ta, bool tb) {
   opencl::kernels::gemm_kernel& p =
       ta ? (tb ? gemm_db_p_tt : gemm_db_p_tn) : (tb ? gemm_db_p_nt : gemm_db_p_nn);
   const opencl::kernels::gemm_kernel& big = gemm_db_variant(ta, tb, false);
-  for (const char* key : {"TM", "TN", "TK", "WPTM", "WPTN", "FAST_INTERIOR"})
+  for (const char* key : {"TM", "TN", "TK", "WPTM", "WPTN", "FAST_INTERIOR", "MMA"})
     if (p.option(key) != big.option(key)) p.set_option(key, big.option(key));
   return p;
 }
@@ -122,7 +129,7 @@ inline opencl::kernels::gemm_kernel& gemm_db_persistent(bool ta, bool tb) {
 template <typename K>
 inline K& with_big_tiles(K& k, bool ta, bool tb) {
   const opencl::kernels::gemm_kernel& big = gemm_db_variant(ta, tb, false);
-  for (const char* key : {"TM", "TN", "TK", "WPTM", "WPTN", "FAST_INTERIOR"})
+  for (const char* key : {"TM", "TN", "TK", "WPTM", "WPTN", "FAST_INTERIOR", "MMA"})
     if (k.option(key) != big.option(key)) k.set_option(key, big.option(key));
   return k;
 }
@@ -134,12 +141,57 @@ inline opencl::kernels::gemm_sk_kernel& gemm_db_stream_k(bool ta, bool tb) {
                         ta, tb);
 }
 
-// The kernel for an m x n product (batch items): see gemm_tuning.
-// Local memory of kernel 2's two buffers of op(A) and op(B) tiles.
+// Local memory of kernel 2's two buffers of op(A) and op(B) tiles (rows
+// padded by one double2, two with MMA).
 inline std::uint64_t gemm_db_local_bytes(const opencl::kernels::gemm_kernel& k) {
-  return 2ULL * k.option("TK") * (k.option("TM") / 2 + 1 + k.option("TN") / 2 + 1) * 16;
+  const int pad = k.option("MMA") ? 2 : 1;
+  return 2ULL * k.option("TK") * (k.option("TM") / 2 + pad + k.option("TN") / 2 + pad) * 16;
 }
 
+// Whether the selected device runs kernel 2 on its FP64 tensor cores: an
+// NVIDIA device of compute capability >= 9.0 (the f64 mma.m16n8k8 shape)
+// whose OpenCL compiler builds the MMA kernel. Checked once per device
+// selection; gemm_tuning::mma = 0 turns it off.
+inline bool mma_available() {
+  static unsigned generation = 0;
+  static bool available = false;
+  opencl::context& ctx = opencl::context::instance();
+  if (gemm_settings().mma == 0) return false;
+  if (generation == ctx.generation()) return available;
+  generation = ctx.generation();
+  available = false;
+  try {
+    const std::string ext = ctx.device().getInfo<CL_DEVICE_EXTENSIONS>();
+    if (ext.find("cl_nv_device_attribute_query") == std::string::npos) return false;
+    cl_uint major = 0;
+    const cl_device_info compute_capability_major_nv = 0x4000;
+    if (::clGetDeviceInfo(ctx.device()(), compute_capability_major_nv, sizeof(major), &major,
+                          nullptr) != CL_SUCCESS ||
+        major < 9)
+      return false;
+    std::map<std::string, int> options = opencl::kernels::gemm_db_options(0, 0);
+    options["MMA"] = 1;
+    ctx.kernel("gemm_db", opencl::kernels::gemm_db_source,
+               opencl::internal::build_options(options));
+    available = true;
+  } catch (const std::exception&) {
+    available = false;  // no such shape in this compiler: the FMA kernel
+  }
+  return available;
+}
+
+// MMA on the chosen kernel 2 object when available and its tiles fit the
+// warp layout (TM, TN multiples of 32, TK of 8, 256 work items).
+inline opencl::kernels::gemm_kernel& with_mma(opencl::kernels::gemm_kernel& k) {
+  const bool fits = k.option("TM") % 32 == 0 && k.option("TN") % 32 == 0 &&
+                    k.option("TK") % 8 == 0 &&
+                    (k.option("TM") / k.option("WPTM")) * (k.option("TN") / k.option("WPTN")) ==
+                        256;
+  k.set_option("MMA", fits && mma_available() ? 1 : 0);
+  return k;
+}
+
+// The kernel for an m x n product (batch items): see gemm_tuning.
 inline opencl::kernels::gemm_kernel& choose_kernel(bool ta, bool tb, int m, int n,
                                                    int batch, bool lower_only) {
   const opencl::device_info& info = opencl::context::instance().info();
@@ -177,7 +229,7 @@ inline opencl::kernels::gemm_kernel& choose_kernel(bool ta, bool tb, int m, int 
     kern->set_option("WPTM", 4);
     kern->set_option("WPTN", 4);
   }
-  return *kern;
+  return with_mma(*kern);
 }
 
 // Bits of the kernel's `views` argument for op(X) given X's stored view.
@@ -231,7 +283,7 @@ inline void gemm(matrix_cl& c, int ci, int cj, long long c_stride,
   const cl::NDRange local(rtsm, rtsn, 1);
   const long long sk = static_cast<long long>(gemm_settings().stream_k_per_unit) *
                        opencl::context::instance().info().compute_units;
-  if (sk > 0 && opt.batch == 1 && splits == 1 && views == 0 && k > 0 &&
+  if (sk > 0 && opt.batch == 1 && splits == 1 && views == 0 && k > 0 && !kern.option("MMA") &&
       chosen == &internal::gemm_db_variant(a.trans, b.trans, false) &&
       tiles_m * tiles_n > sk && (tiles_m * tiles_n) % sk != 0 &&
       tiles_m * tiles_n < sk * gemm_settings().stream_k_max_waves) {

@@ -1,0 +1,143 @@
+// Verification of every device GEMM variant against Eigen, for devices the
+// R tests never see (the lent GPU has no R): kernel 2 with and without the
+// FP64 tensor cores (gemm_tuning::mma), large, small and narrow tiles, the
+// look-ahead's persistent launch, split-k, batches, the four op()
+// combinations, triangular views of the operands, lower-only C, and sizes
+// that are not multiples of the tiles. Also the Cholesky (residual and
+// Eigen) with each setting. Prints one line per case and exits 1 on any
+// error above 1e-12 (relative to the largest element of the reference).
+//   ./verify_gemm            (make -C inst/bench verify_gemm)
+
+#include "linalg_tune.hpp"
+
+namespace {
+
+int failures = 0;
+
+void report(const std::string& what, double err) {
+  const bool ok = err < 1e-12;
+  if (!ok) ++failures;
+  std::printf("%-72s %.1e %s\n", what.c_str(), err, ok ? "ok" : "FAILED");
+}
+
+Eigen::MatrixXd random_matrix(int r, int c, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<double> nd;
+  Eigen::MatrixXd m(r, c);
+  for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = nd(rng);
+  return m;
+}
+
+Eigen::MatrixXd with_view(const Eigen::MatrixXd& m, clbayes::matrix_view v) {
+  if (v == clbayes::matrix_view::lower) return m.triangularView<Eigen::Lower>();
+  if (v == clbayes::matrix_view::upper) return m.triangularView<Eigen::Upper>();
+  return m;
+}
+
+double rel_err(const Eigen::MatrixXd& got, const Eigen::MatrixXd& ref) {
+  return (got - ref).cwiseAbs().maxCoeff() / std::max(1.0, ref.cwiseAbs().maxCoeff());
+}
+
+// C(ci, cj block) = alpha op(A) op(B) + beta C over batch items, against
+// Eigen item by item.
+void check_gemm(const std::string& label, int m, int n, int k, bool ta, bool tb,
+                clbayes::matrix_view va, clbayes::matrix_view vb, bool lower_only, int batch,
+                int splits, int max_groups) {
+  const int ar = ta ? k : m, ac = ta ? m : k, br = tb ? n : k, bc = tb ? k : n;
+  // Items stacked down the rows: item q of A is the block at row q * ar.
+  Eigen::MatrixXd a = random_matrix(ar * batch, ac, 1), b = random_matrix(br * batch, bc, 2),
+                  c = random_matrix(m * batch, n, 3);
+  matrix_cl da = upload(a), db = upload(b), dc = upload(c);
+  la::gemm_block ab{&da, 0, 0, ta, va, ar};
+  la::gemm_block bb{&db, 0, 0, tb, vb, br};
+  la::gemm_options opt;
+  opt.alpha = -0.75;
+  opt.beta = 0.5;
+  opt.lower_only = lower_only;
+  opt.batch = batch;
+  opt.splits = splits;
+  opt.max_groups = max_groups;
+  la::gemm(dc, 0, 0, m, ab, bb, m, n, k, opt);
+  Eigen::MatrixXd got = download(dc);
+  double err = 0;
+  for (int q = 0; q < batch; ++q) {
+    Eigen::MatrixXd x = with_view(a.block(q * ar, 0, ar, ac), va);
+    Eigen::MatrixXd y = with_view(b.block(q * br, 0, br, bc), vb);
+    if (ta) x.transposeInPlace();
+    if (tb) y.transposeInPlace();
+    Eigen::MatrixXd ref = c.block(q * m, 0, m, n);
+    Eigen::MatrixXd prod = opt.alpha * x * y + opt.beta * ref;
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < m; ++i)
+        if (!lower_only || i >= j) ref(i, j) = prod(i, j);
+    err = std::max(err, rel_err(got.block(q * m, 0, m, n), ref));
+  }
+  report(label, err);
+}
+
+void gemm_cases(const char* setting) {
+  using clbayes::matrix_view;
+  char buf[200];
+  for (int ta : {0, 1})
+    for (int tb : {0, 1})
+      for (auto dims : {std::array<int, 3>{517, 389, 263}, std::array<int, 3>{1024, 1024, 256},
+                        std::array<int, 3>{33, 31, 40}, std::array<int, 3>{2048, 64, 64},
+                        std::array<int, 3>{700, 48, 32}}) {
+        std::snprintf(buf, sizeof buf, "%s: %d x %d x %d, op %c%c", setting, dims[0], dims[1],
+                      dims[2], ta ? 'T' : 'N', tb ? 'T' : 'N');
+        check_gemm(buf, dims[0], dims[1], dims[2], ta, tb, matrix_view::entire,
+                   matrix_view::entire, false, 1, 0, 0);
+      }
+  for (auto va : {matrix_view::lower, matrix_view::upper})
+    for (auto vb : {matrix_view::entire, matrix_view::lower, matrix_view::upper}) {
+      std::snprintf(buf, sizeof buf, "%s: 300 x 300 x 300, views %s x %s", setting,
+                    clbayes::view_name(va), clbayes::view_name(vb));
+      check_gemm(buf, 300, 300, 300, false, false, va, vb, false, 1, 0, 0);
+    }
+  std::snprintf(buf, sizeof buf, "%s: lower-only C = A A^T, 1000 x 1000 x 300", setting);
+  check_gemm(buf, 1000, 1000, 300, false, true, matrix_view::entire, matrix_view::entire, true,
+             1, 0, 0);
+  std::snprintf(buf, sizeof buf, "%s: persistent (40 groups), 1000 x 1000 x 300", setting);
+  check_gemm(buf, 1000, 1000, 300, false, true, matrix_view::entire, matrix_view::entire, true,
+             1, 0, 40);
+  std::snprintf(buf, sizeof buf, "%s: split-k 7, 96 x 80 x 5000", setting);
+  check_gemm(buf, 96, 80, 5000, true, false, matrix_view::entire, matrix_view::entire, false, 1,
+             7, 0);
+  std::snprintf(buf, sizeof buf, "%s: batch of 5, 70 x 90 x 50", setting);
+  check_gemm(buf, 70, 90, 50, false, false, matrix_view::entire, matrix_view::entire, false, 5,
+             1, 0);
+}
+
+void cholesky_cases(const char* setting) {
+  char buf[200];
+  for (int n : {1, 33, 257, 1000, 3000}) {
+    Eigen::MatrixXd x = random_matrix(n, n, 9);
+    Eigen::MatrixXd a = x * x.transpose() + n * Eigen::MatrixXd::Identity(n, n);
+    Eigen::MatrixXd l = download(la::cholesky(upload(a)));
+    Eigen::MatrixXd ref = a.llt().matrixL();
+    std::snprintf(buf, sizeof buf, "%s: Cholesky n = %d against Eigen", setting, n);
+    report(buf, rel_err(l, ref));
+  }
+}
+
+}  // namespace
+
+int main() {
+  try {
+    auto& ctx = cl_ops::context::instance();
+    ctx.require_device();
+    std::printf("device: %s, FP64 tensor cores: %s\n\n", ctx.info().name.c_str(),
+                la::internal::mma_available() ? "yes" : "no");
+    for (int mma : {1, 0}) {
+      la::gemm_settings().mma = mma;
+      const char* setting = mma ? "mma on" : "mma off";
+      gemm_cases(setting);
+      cholesky_cases(setting);
+    }
+    std::printf("\n%s\n", failures == 0 ? "OK" : "FAILED");
+    return failures == 0 ? 0 : 1;
+  } catch (const std::exception& e) {
+    std::printf("error: %s\n", e.what());
+    return 1;
+  }
+}
