@@ -283,8 +283,8 @@ inline void gemm(matrix_cl& c, int ci, int cj, long long c_stride,
   const cl::NDRange local(rtsm, rtsn, 1);
   const long long sk = static_cast<long long>(gemm_settings().stream_k_per_unit) *
                        opencl::context::instance().info().compute_units;
-  if (sk > 0 && opt.batch == 1 && splits == 1 && views == 0 && k > 0 && !kern.option("MMA") &&
-      chosen == &internal::gemm_db_variant(a.trans, b.trans, false) &&
+  if (sk > 0 && opt.batch == 1 && splits == 1 && views == 0 && k > 0 &&
+      chosen == &internal::gemm_db_variant(a.trans, b.trans, false) && !kern.option("MMA") &&
       tiles_m * tiles_n > sk && (tiles_m * tiles_n) % sk != 0 &&
       tiles_m * tiles_n < sk * gemm_settings().stream_k_max_waves) {
     matrix_cl parts(2 * tm * tn, static_cast<int>(sk));  // two slots per group
