@@ -63,36 +63,18 @@ inline SEXP wrap_matrix_cl(matrix_cl&& m) {
   return ptr;
 }
 
-/** Matrices of at least this many bytes cross the bus through the pinned
- *  staging buffers of opencl/pinned_transfer.hpp (two buffers of 32 MB,
- *  page-locked once per session), smaller ones directly: bench_linalg on
- *  the H200 has the pinned path ahead from n = 2048 (32 MB) and behind at
- *  n = 1024 (8 MB). */
-constexpr std::size_t pinned_min_bytes = std::size_t(16) << 20;
-
-inline bool pinned(long long elements) {
-  return sizeof(double) * static_cast<std::size_t>(elements) >= pinned_min_bytes;
-}
-
-/** A device matrix copied into a new R matrix. A large one is read whole
- *  through pinned staging (the zeros outside a triangular view included:
- *  matrix_cl keeps them in the buffer), which beats reading the packed
- *  triangle through pageable memory. */
+/** A device matrix copied into a new R matrix (through pinned staging when
+ *  large: opencl/pinned_transfer.hpp). */
 inline Rcpp::NumericMatrix download(const matrix_cl& m) {
   // Every element is written below: no zero fill (2 GB at n = 16384).
   Rcpp::NumericMatrix out = Rcpp::no_init_matrix(m.rows(), m.cols());
-  if (pinned(m.size()))
-    cl_ops::from_matrix_cl_pinned(m, out.begin());
-  else
-    cl_ops::from_matrix_cl(m, out.begin());
+  cl_ops::from_matrix_cl_staged(m, out.begin());
   return out;
 }
 
 /** An R matrix copied to a new device matrix (pinned staging when large). */
 inline matrix_cl upload(const Rcpp::NumericMatrix& x) {
-  if (pinned(static_cast<long long>(x.nrow()) * x.ncol()))
-    return cl_ops::to_matrix_cl_pinned(x.begin(), x.nrow(), x.ncol());
-  return cl_ops::to_matrix_cl(x.begin(), x.nrow(), x.ncol());
+  return cl_ops::to_matrix_cl_staged(x.begin(), x.nrow(), x.ncol());
 }
 #endif
 

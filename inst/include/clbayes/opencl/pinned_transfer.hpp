@@ -11,6 +11,7 @@
 // the chunks before any later kernel.
 
 #include "matrix_cl.hpp"
+#include "transfer.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -172,6 +173,36 @@ inline void from_matrix_cl_pinned(const matrix_cl& m, double* a) {
     }
   } catch (const cl::Error& e) {
     throw opencl_error(std::string(e.what()) + " copying a matrix from the device", e.err());
+  }
+}
+
+/** Host matrices of at least this many bytes cross the bus through the
+ *  pinned staging buffers, smaller ones directly: bench_linalg on the H200
+ *  has the pinned path ahead from n = 2048 (32 MB) and behind at n = 1024
+ *  (8 MB). */
+constexpr std::size_t pinned_min_bytes = std::size_t(16) << 20;
+
+inline bool use_pinned(long long elements) {
+  return sizeof(double) * static_cast<std::size_t>(elements) >= pinned_min_bytes;
+}
+
+/** The rows x cols host matrix a as a new device matrix, as clbayes's R
+ *  functions copy it: through pinned staging when large. */
+inline matrix_cl to_matrix_cl_staged(const double* a, int rows, int cols) {
+  if (use_pinned(static_cast<long long>(rows) * cols)) return to_matrix_cl_pinned(a, rows, cols);
+  return to_matrix_cl(a, rows, cols);
+}
+
+/** Copy the whole device matrix m into the host array a (rows * cols
+ *  doubles, the zeros outside a triangular view included), as clbayes's R
+ *  functions read it: a large one through pinned staging. Whole, because
+ *  on the H200 reading every element beats packing the triangle at every
+ *  n (bench_linalg: 2.6 against 3.8 ms at n = 1024, RESULTS.md). */
+inline void from_matrix_cl_staged(const matrix_cl& m, double* a) {
+  if (use_pinned(m.size())) {
+    from_matrix_cl_pinned(m, a);
+  } else {
+    from_matrix_cl_whole(m, a);
   }
 }
 

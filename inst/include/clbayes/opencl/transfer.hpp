@@ -90,21 +90,35 @@ inline matrix_cl to_matrix_cl(const double* a, int rows, int cols,
   return m;
 }
 
+/** Copy every element of the device matrix m (the zeros outside a
+ *  triangular view included: matrix_cl keeps them in the buffer) into the
+ *  host array a (rows * cols doubles), waiting for every pending write to
+ *  m first. */
+inline void from_matrix_cl_whole(const matrix_cl& m, double* a) {
+  if (m.size() == 0) return;
+  m.check_device("x");
+  try {
+    std::vector<cl::Event> waits = m.write_events();
+    cl::Event ev;
+    context::instance().queue().enqueueReadBuffer(m.buffer(), CL_FALSE, 0,
+                                                  sizeof(double) * m.size(), a,
+                                                  waits.empty() ? nullptr : &waits, &ev);
+    ev.wait();
+  } catch (const cl::Error& e) {
+    throw opencl_error(std::string(e.what()) + " copying a matrix from the device",
+                       e.err());
+  }
+}
+
 /** Copy the device matrix m into the host array a (rows * cols doubles),
- *  waiting for every pending write to m first. */
+ *  waiting for every pending write to m first; a triangular view crosses
+ *  the bus packed. */
 inline void from_matrix_cl(const matrix_cl& m, double* a) {
   if (m.size() == 0) return;
+  if (m.view() == matrix_view::entire) return from_matrix_cl_whole(m, a);
   m.check_device("x");
   cl::CommandQueue& q = context::instance().queue();
   try {
-    if (m.view() == matrix_view::entire) {
-      std::vector<cl::Event> waits = m.write_events();
-      cl::Event ev;
-      q.enqueueReadBuffer(m.buffer(), CL_FALSE, 0, sizeof(double) * m.size(), a,
-                          waits.empty() ? nullptr : &waits, &ev);
-      ev.wait();
-      return;
-    }
     const int n = m.rows();
     matrix_cl staging(static_cast<int>(packed_size(n)), 1);
     kernels::pack(cl::NDRange(n, n), staging, m, n,
