@@ -53,6 +53,15 @@ Eigen::MatrixXd toeplitz(int n) {
   return a;
 }
 
+// Standard normal entries.
+inline Eigen::MatrixXd random_matrix(int rows, int cols, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<double> nd;
+  Eigen::MatrixXd m(rows, cols);
+  for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = nd(rng);
+  return m;
+}
+
 double max_abs(const Eigen::MatrixXd& m) { return m.cwiseAbs().maxCoeff(); }
 
 Eigen::MatrixXd download(const matrix_cl& m) {

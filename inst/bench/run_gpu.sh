@@ -5,7 +5,7 @@
 # Each driver checks its results against the CPU path before timing.
 out=${1:-.}
 shift 2>/dev/null
-drivers=${*:-"smoke bench_reduce bench_linalg bench_glm bench_batched bench_slice"}
+drivers=${*:-"smoke verify_gemm bench_reduce bench_linalg bench_crossover bench_glm bench_batched bench_slice"}
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"
 make -C "$here" -j 8 $drivers >"$out/build.log" 2>&1 || { cat "$out/build.log"; exit 1; }
@@ -20,6 +20,8 @@ run() {  # name, then the command line
 for d in $drivers; do
   case $d in
     smoke) run smoke "$here/smoke" ;;
+    verify_gemm) run verify_gemm "$here/verify_gemm" ;;
+    bench_crossover) run crossover "$here/bench_crossover" ;;
     bench_reduce) run reduce "$here/bench_reduce" ;;
     bench_linalg) run linalg "$here/bench_linalg" --tune --cpu-max 4096 ;;
     bench_glm) run glm "$here/bench_glm" ;;

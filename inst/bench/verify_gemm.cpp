@@ -20,14 +20,6 @@ void report(const std::string& what, double err) {
   std::printf("%-72s %.1e %s\n", what.c_str(), err, ok ? "ok" : "FAILED");
 }
 
-Eigen::MatrixXd random_matrix(int r, int c, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<double> nd;
-  Eigen::MatrixXd m(r, c);
-  for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = nd(rng);
-  return m;
-}
-
 Eigen::MatrixXd with_view(const Eigen::MatrixXd& m, clbayes::matrix_view v) {
   if (v == clbayes::matrix_view::lower) return m.triangularView<Eigen::Lower>();
   if (v == clbayes::matrix_view::upper) return m.triangularView<Eigen::Upper>();
