@@ -131,6 +131,7 @@ int main(int argc, char** argv) {
       for (int n : sizes)
         if (n >= 4096) tune_share(n, reps);
     const chol_cfg new_chol = get_chol();
+    const int new_outer_large = la::cholesky_settings().outer_block_large;  // set_chol overwrites it
     // The GEMM columns use the kernel the GEMM sweep chose (without --tune:
     // the default), the Cholesky its own.
     const int new_kernel = gemm_kernel_kept;
@@ -224,6 +225,7 @@ int main(int argc, char** argv) {
       double t_gemm_old = time_ms(reps, [&] { matrix_cl x = la::multiply(da, db); finish(); });
       if (!(gemm_err_old < 1e-10)) t_gemm_old = NAN;
       set_chol(new_chol);
+      la::cholesky_settings().outer_block_large = new_outer_large;
       std::printf("| %d | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.1e | %.1e | %.1e | %.1e "
                   "| %llu | %.2f | %llu | %.2f |\n",
                   n, t_chol, nd * nd * nd / 3 / t_chol / 1e6, t_trans, t_trans_full, t_pinned, t_grad, t_gemm,
