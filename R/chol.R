@@ -14,8 +14,10 @@
 #'   returns.
 #' @param backend `"auto"`, `"opencl"` or `"cpu"`; see [backends]. With
 #'   `"auto"` an R matrix goes to the device when it has at least
-#'   `getOption("clbayes.threshold.chol", 1000)` rows. A `gpu_matrix` stays
-#'   on the device unless `backend = "cpu"`.
+#'   `getOption("clbayes.threshold.chol", 384)` rows (where the device,
+#'   copies included, overtook the CPU path on the H200 machine; see
+#'   `inst/bench/RESULTS.md`). A `gpu_matrix` stays on the device unless
+#'   `backend = "cpu"`.
 #' @return The triangular factor: a numeric matrix for a matrix `x`, a
 #'   `gpu_matrix` with view `"lower"` (or `"upper"`) for a `gpu_matrix` `x`.
 #'   An error names the problem when `x` is not square, contains `NA`, `NaN`
@@ -41,7 +43,7 @@ gpu_chol <- function(x, upper = FALSE,
   }
   x <- check_square_matrix(x, "x", finite = FALSE)
   where <- resolve_backend(backend, nrow(x),
-                           getOption("clbayes.threshold.chol", 1000))
+                           getOption("clbayes.threshold.chol", 384))
   if (where != "opencl") check_finite(x, "x")  # else on the device
   .cpp_chol(x, upper, where == "opencl")
 }
@@ -62,8 +64,9 @@ gpu_chol <- function(x, upper = FALSE,
 #'   triangle is used, since the upper triangle of `L` is constant zero.
 #' @param backend `"auto"`, `"opencl"` or `"cpu"`; see [backends]. With
 #'   `"auto"`, matrices go to the device from
-#'   `getOption("clbayes.threshold.chol_grad", 1000)` rows; a `gpu_matrix`
-#'   argument keeps the computation on the device.
+#'   `getOption("clbayes.threshold.chol_grad", 192)` rows (measured as for
+#'   [gpu_chol()]); a `gpu_matrix` argument keeps the computation on the
+#'   device.
 #' @return The symmetric gradient `G`: a numeric matrix, or a `gpu_matrix`
 #'   when `L` or `L_adj` is one.
 #' @md
@@ -90,7 +93,7 @@ gpu_chol_grad <- function(L, L_adj, backend = getOption("clbayes.backend", "auto
   L <- check_square_matrix(L, "L")
   L_adj <- check_numeric_matrix(L_adj, "L_adj")
   where <- resolve_backend(backend, nrow(L),
-                           getOption("clbayes.threshold.chol_grad", 1000))
+                           getOption("clbayes.threshold.chol_grad", 192))
   .cpp_chol_grad(L, L_adj, where == "opencl")
 }
 

@@ -16,10 +16,16 @@
 #' @param lower `TRUE` if `L` is lower triangular, `FALSE` if upper.
 #' @param backend `"auto"`, `"opencl"` or `"cpu"`; see [backends]. With
 #'   `"auto"`, R matrices go to the device from
-#'   `getOption("clbayes.threshold.tri_inv", 500)` rows (also used by
-#'   `gpu_tri_solve()`) and, for `gpu_tcrossprod()`, from
-#'   `getOption("clbayes.threshold.tcrossprod", 500)` rows. `gpu_matrix`
-#'   arguments keep the computation on the device.
+#'   `getOption("clbayes.threshold.tri_inv", 256)` rows of `L` in
+#'   `gpu_tri_inv()`. `gpu_tri_solve()` and `gpu_tcrossprod()` compare the
+#'   order of the square problem of the same work, `(nrow(L)^2 *
+#'   ncol(b))^(1/3)` and `(nrow(x)^2 * ncol(x))^(1/3)`, with
+#'   `getOption("clbayes.threshold.tri_solve", 256)` and
+#'   `getOption("clbayes.threshold.tcrossprod", 256)`: a solve with one
+#'   right-hand side goes to the device from 4096 rows. The defaults are
+#'   where the device, copies included, overtook the CPU path on the H200
+#'   machine (`inst/bench/RESULTS.md`). `gpu_matrix` arguments keep the
+#'   computation on the device.
 #' @return A numeric matrix (a vector from `gpu_tri_solve()` when `b` is a
 #'   vector), or a `gpu_matrix` when an argument is one.
 #' @examples
@@ -45,7 +51,7 @@ gpu_tri_inv <- function(L, lower = TRUE, backend = getOption("clbayes.backend", 
     return(new_gpu_matrix(.cpp_tri_inv_gpu(L@ptr, lower)))
   }
   L <- check_square_matrix(L, "L")
-  where <- resolve_backend(backend, nrow(L), getOption("clbayes.threshold.tri_inv", 500))
+  where <- resolve_backend(backend, nrow(L), getOption("clbayes.threshold.tri_inv", 256))
   .cpp_tri_inv(L, lower, where == "opencl")
 }
 
@@ -69,7 +75,8 @@ gpu_tri_solve <- function(L, b, lower = TRUE,
     stop(sprintf("`b` must have %d rows like `L` (it has %d)", nrow(L), nrow(b)),
          call. = FALSE)
   }
-  where <- resolve_backend(backend, nrow(L), getOption("clbayes.threshold.tri_inv", 500))
+  where <- resolve_backend(backend, square_order(nrow(L), nrow(L), ncol(b)),
+                           getOption("clbayes.threshold.tri_solve", 256))
   y <- .cpp_tri_solve(L, b, lower, where == "opencl")
   if (was_vector) drop(y) else y
 }
@@ -84,6 +91,14 @@ gpu_tcrossprod <- function(x, backend = getOption("clbayes.backend", "auto")) {
     return(new_gpu_matrix(.cpp_tcrossprod_gpu(x@ptr)))
   }
   x <- check_numeric_matrix(x, "x")
-  where <- resolve_backend(backend, nrow(x), getOption("clbayes.threshold.tcrossprod", 500))
+  where <- resolve_backend(backend, square_order(nrow(x), nrow(x), ncol(x)),
+                           getOption("clbayes.threshold.tcrossprod", 256))
   .cpp_tcrossprod(x, where == "opencl")
+}
+
+# The order of the square problem with the work of an m x k by k x n
+# product, (m n k)^(1/3): what "auto" compares with a threshold measured
+# on square matrices.
+square_order <- function(m, n, k) {
+  (as.numeric(m) * n * k)^(1 / 3)
 }

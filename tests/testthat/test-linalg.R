@@ -58,6 +58,42 @@ test_that("gpu_tcrossprod equals tcrossprod()", {
   expect_lt(rel_err(as.matrix(g), tcrossprod(x)), 1e-12)
 })
 
+test_that("square_order() is the order of the square product of the same work", {
+  expect_equal(clbayes:::square_order(4096, 4096, 1), 256)
+  expect_equal(clbayes:::square_order(300, 300, 300), 300)
+  expect_equal(clbayes:::square_order(2048, 2048, 1), 2048^(2 / 3))
+  expect_equal(clbayes:::square_order(2e5, 2e5, 2e5), 2e5)  # no integer overflow
+})
+
+test_that("'auto' sends gpu_tri_solve and gpu_tcrossprod by the work, not the rows", {
+  skip_if_no_device()
+  seen <- new.env()
+  ns <- asNamespace("clbayes")
+  for (f in c(".cpp_tri_solve", ".cpp_tcrossprod")) {
+    suppressMessages(trace(f, where = ns, print = FALSE,
+                           tracer = bquote(assign(.(f), device, envir = .(seen)))))
+  }
+  on.exit(for (f in c(".cpp_tri_solve", ".cpp_tcrossprod")) {
+    suppressMessages(untrace(f, where = ns))
+  }, add = TRUE)
+  old <- options(clbayes.auto_cpu_device = TRUE, clbayes.threshold.tri_solve = 10,
+                 clbayes.threshold.tcrossprod = 10)
+  on.exit(options(old), add = TRUE)
+  L <- lower_factor(20)
+  b1 <- rnorm(20)  # order (20^2 * 1)^(1/3) = 7.4: the CPU
+  expect_lt(rel_err(gpu_tri_solve(L, b1, backend = "auto"), forwardsolve(L, b1)), 1e-10)
+  expect_false(seen$.cpp_tri_solve)
+  b20 <- matrix(rnorm(400), 20)  # order 20: the device
+  expect_lt(rel_err(gpu_tri_solve(L, b20, backend = "auto"), forwardsolve(L, b20)), 1e-10)
+  expect_true(seen$.cpp_tri_solve)
+  x <- matrix(rnorm(20), 20)  # 20 x 1: order 7.4
+  expect_lt(rel_err(gpu_tcrossprod(x, backend = "auto"), tcrossprod(x)), 1e-12)
+  expect_false(seen$.cpp_tcrossprod)
+  x <- matrix(rnorm(400), 20)
+  expect_lt(rel_err(gpu_tcrossprod(x, backend = "auto"), tcrossprod(x)), 1e-12)
+  expect_true(seen$.cpp_tcrossprod)
+})
+
 test_that("%*% of gpu_matrix objects equals %*%", {
   skip_if_no_device()
   dims <- list(c(1, 1, 1), c(2, 3, 4), c(65, 63, 67), c(128, 64, 1), c(1, 64, 130),
