@@ -273,7 +273,7 @@ void repeated_defaults(const cl::Buffer& xd, std::size_t hn, device::workspace& 
     for (int k = 0; k < 2; ++k) {
       const device::tuning tune = k == 0 ? device::tuning() : legacy_tuning();
       double g[5];
-      std::printf("| %s | %s |", method_name(m), k == 0 ? "default (stream)" : "legacy");
+      std::printf("| %s | %s |", method_name(m), k == 0 ? "default" : "legacy");
       for (double& v : g) {
         v = gbs(hn, call_seconds(xd, hn, m, tune, ws, runs));
         std::printf(" %.0f |", v);
