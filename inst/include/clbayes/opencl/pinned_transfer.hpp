@@ -178,8 +178,8 @@ inline void from_matrix_cl_pinned(const matrix_cl& m, double* a) {
 
 /** Host matrices of at least this many bytes cross the bus through the
  *  pinned staging buffers, smaller ones directly: bench_linalg on the H200
- *  has the pinned path ahead from n = 2048 (32 MB) and behind at n = 1024
- *  (8 MB). */
+ *  has the pinned path ahead from n = 2048 (32 MB) and even with the
+ *  direct copies at n = 1024 (8 MB; RESULTS.md, sessions 2 and 5). */
 constexpr std::size_t pinned_min_bytes = std::size_t(16) << 20;
 
 inline bool use_pinned(long long elements) {
