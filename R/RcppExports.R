@@ -153,6 +153,10 @@
     .Call(`_clbayes_cpp_tcrossprod_gpu`, x)
 }
 
+.cpp_model_log_density <- function(model, points) {
+    .Call(`_clbayes_cpp_model_log_density`, model, points)
+}
+
 .cpp_sum <- function(x, method, precision, on_device) {
     .Call(`_clbayes_cpp_sum`, x, method, precision, on_device)
 }
@@ -179,10 +183,6 @@
 
 .cpp_slice_result <- function(ptr) {
     .Call(`_clbayes_cpp_slice_result`, ptr)
-}
-
-.cpp_model_log_density <- function(model, points) {
-    .Call(`_clbayes_cpp_model_log_density`, model, points)
 }
 
 .cpp_zeros <- function(rows, cols) {

@@ -134,15 +134,15 @@ slice_sample_mv <- function(log_density, init, n_iter, width,
                             lower = NULL, upper = NULL,
                             backend = getOption("clbayes.backend", "auto"),
                             ...) {
-  method <- .slice_choice(method, c("hyperrect", "univariate"), "method")
-  stepout <- .slice_choice(stepout, c("warmup", "never", "always"), "stepout")
-  metric <- .slice_choice(metric, c("dense", "diagonal"), "metric")
-  n_iter <- .slice_count(n_iter, "n_iter", 1)
-  chains <- .slice_count(chains, "chains", 1)
-  warmup <- .slice_count(warmup, "warmup", 0)
-  n_proposals <- .slice_count(n_proposals, "n_proposals", 1)
-  max_steps <- .slice_count(max_steps, "max_steps", 1)
-  init <- .slice_init(init, chains)
+  method <- check_choice(method, c("hyperrect", "univariate"), "method")
+  stepout <- check_choice(stepout, c("warmup", "never", "always"), "stepout")
+  metric <- check_choice(metric, c("dense", "diagonal"), "metric")
+  n_iter <- check_count(n_iter, "n_iter", 1)
+  chains <- check_count(chains, "chains", 1)
+  warmup <- check_count(warmup, "warmup", 0)
+  n_proposals <- check_count(n_proposals, "n_proposals", 1)
+  max_steps <- check_count(max_steps, "max_steps", 1)
+  init <- check_init(init, chains)
   k <- ncol(init)
   if (!is.numeric(width) || !length(width) %in% c(1L, k) ||
       anyNA(width) || any(!is.finite(width) | width <= 0)) {
@@ -150,56 +150,16 @@ slice_sample_mv <- function(log_density, init, n_iter, width,
          call. = FALSE)
   }
   width <- rep_len(as.double(width), k)
-  if (is.null(seed)) {
-    seed <- floor(stats::runif(1) * 2^31)
-  } else if (!is.numeric(seed) || length(seed) != 1L || !is.finite(seed) ||
-             seed < 0 || seed >= 2^53 || seed != floor(seed)) {
-    stop("`seed` must be NULL or a whole number in [0, 2^53)", call. = FALSE)
-  }
-
-  if (is.function(log_density)) {
-    target <- function(points) .slice_check_density(log_density(points, ...), points)
-    names_from_model <- NULL
-    size <- 0
-  } else if (inherits(log_density, "clbayes_model")) {
-    target <- log_density
-    if (length(log_density$names) != k) {
-      stop(sprintf("`init` must have %d columns, one per parameter of the model",
-                   length(log_density$names)), call. = FALSE)
-    }
-    names_from_model <- log_density$names
-    size <- log_density$size
-  } else {
-    stop("`log_density` must be a function or a clbayes model (e.g. lm_model())",
-         call. = FALSE)
-  }
-  if (is.function(log_density)) {
-    backend <- resolve_backend(backend, size,
-                               getOption("clbayes.threshold.slice_sample_mv", Inf))
-  } else {
-    target$use_device <- model_uses_device(log_density, backend)
-    backend <- if (target$use_device) "opencl" else "cpu"
-  }
-  vars <- names_from_model %||% colnames(init) %||% paste0("x[", seq_len(k), "]")
-  model_bounds <- if (is.function(log_density)) NULL else log_density
-  lower <- .slice_bound(lower %||% model_bounds$lower %||% -Inf, k, "lower")
-  upper <- .slice_bound(upper %||% model_bounds$upper %||% Inf, k, "upper")
-  if (any(lower >= upper)) {
-    stop("`upper` must be greater than `lower` for every variable", call. = FALSE)
-  }
-  outside <- sweep(init, 2L, lower, "<=") | sweep(init, 2L, upper, ">=")
-  if (any(outside)) {
-    j <- which(colSums(outside) > 0)[1L]
-    stop(sprintf("`init` must lie strictly inside `lower` and `upper` (variable %s)",
-                 vars[j]), call. = FALSE)
-  }
+  seed <- check_seed(seed)
+  tg <- mcmc_target(log_density, init, lower, upper, backend, ...)
+  target <- tg$target
   if (stepout == "always" && method == "hyperrect") {
     warning("stepout = \"always\" is the paper's literal sampler: its vertex ",
             "step-out is not reversible, so the draws are only approximately ",
             "from the target", call. = FALSE)
   }
 
-  ptr <- .cpp_slice_new(init, width, lower, upper, method, stepout, metric,
+  ptr <- .cpp_slice_new(init, width, tg$lower, tg$upper, method, stepout, metric,
                         n_proposals, warmup, n_iter, max_steps, seed)
   t0 <- proc.time()[["elapsed"]]
   .cpp_slice_start(ptr, target)
@@ -219,92 +179,9 @@ slice_sample_mv <- function(log_density, init, n_iter, width,
   }
   elapsed <- proc.time()[["elapsed"]] - t0
   res <- .cpp_slice_result(ptr)
-  if (res$n_nan > 0) {
-    warning(sprintf(paste0("`log_density` returned NaN at %.0f points; they ",
-                           "were read as -Inf (outside the support)"),
-                    res$n_nan), call. = FALSE)
-  }
-  dn <- list(iteration = NULL, chain = NULL, variable = vars)
-  structure(list(
-    draws = array(res$draws, dim(res$draws), dimnames = dn),
-    warmup_draws = array(res$warmup_draws, dim(res$warmup_draws), dimnames = dn),
-    n_evals = res$n_evals, n_evals_warmup = res$n_evals_warmup,
-    n_calls = res$n_calls, n_nan = res$n_nan, n_stuck = res$n_stuck,
-    time = c(total = elapsed, warmup = t_warmup),
-    widths = stats::setNames(res$widths, vars),
-    center = stats::setNames(res$center, vars),
-    scale = array(res$scale, dim(res$scale), list(vars, vars)),
-    lower = stats::setNames(lower, vars), upper = stats::setNames(upper, vars),
-    method = method, stepout = stepout, metric = metric, n_proposals = n_proposals,
-    chains = chains, n_iter = n_iter, warmup = warmup, seed = seed,
-    backend = backend
-  ), class = "clbayes_fit")
-}
-
-`%||%` <- function(a, b) if (is.null(a)) b else a
-
-# A whole number >= lower, as an integer, or an error naming `arg`.
-.slice_count <- function(x, arg, lower) {
-  if (!is.numeric(x) || length(x) != 1L || !is.finite(x) || x != floor(x) ||
-      x < lower || x > .Machine$integer.max) {
-    stop(sprintf("`%s` must be a whole number of at least %d", arg, lower),
-         call. = FALSE)
-  }
-  as.integer(x)
-}
-
-# A bound: one number or k numbers, NA-free, as doubles of length k.
-.slice_bound <- function(x, k, arg) {
-  if (!is.numeric(x) || !length(x) %in% c(1L, k) || anyNA(x)) {
-    stop(sprintf("`%s` must be a number or %d numbers (-Inf / Inf for none)", arg, k),
-         call. = FALSE)
-  }
-  bad <- if (arg == "lower") x == Inf else x == -Inf
-  if (any(bad)) {
-    stop(sprintf("`%s` must not be %s", arg, if (arg == "lower") "Inf" else "-Inf"),
-         call. = FALSE)
-  }
-  rep_len(as.double(x), k)
-}
-
-# init as a chains x k matrix with column names when it had names.
-.slice_init <- function(init, chains) {
-  if (!is.numeric(init) || length(init) == 0L) {
-    stop("`init` must be a numeric vector or a matrix with one row per chain",
-         call. = FALSE)
-  }
-  if (is.matrix(init)) {
-    if (nrow(init) != chains) {
-      stop(sprintf("`init` must have one row per chain (%d), not %d rows",
-                   chains, nrow(init)), call. = FALSE)
-    }
-    out <- init
-  } else {
-    out <- matrix(init, chains, length(init), byrow = TRUE,
-                  dimnames = list(NULL, names(init)))
-  }
-  storage.mode(out) <- "double"
-  if (any(!is.finite(out))) stop("`init` must be finite", call. = FALSE)
-  out
-}
-
-# One of `choices` (the first when `x` is the whole default vector).
-.slice_choice <- function(x, choices, arg) {
-  if (identical(x, choices)) return(choices[1L])
-  if (!is.character(x) || length(x) != 1L || !x %in% choices) {
-    stop(sprintf("`%s` must be one of %s", arg,
-                 paste0("\"", choices, "\"", collapse = ", ")), call. = FALSE)
-  }
-  x
-}
-
-# What the user's function returned, checked.
-.slice_check_density <- function(val, points) {
-  if (!is.numeric(val) || length(val) != nrow(points)) {
-    stop(sprintf(paste0("`log_density` must return a numeric vector with one ",
-                        "value per row of its argument (%d), not %s of ",
-                        "length %d"), nrow(points), class(val)[1L],
-                 length(val)), call. = FALSE)
-  }
-  as.double(val)
+  new_clbayes_fit(res, tg, time = c(total = elapsed, warmup = t_warmup),
+                  sampler = "slice",
+                  settings = list(method = method, stepout = stepout, metric = metric,
+                                  n_proposals = n_proposals, chains = chains,
+                                  n_iter = n_iter, warmup = warmup, seed = seed))
 }

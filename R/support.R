@@ -44,15 +44,6 @@ gpu_support_is_symmetric <- function(x, tol = 1e-8) .cpp_is_symmetric(x@ptr, tol
 
 gpu_support_has_zero_diagonal <- function(x) .cpp_has_zero_diagonal(x@ptr)
 
-check_count <- function(x, arg) {
-  if (!is.numeric(x) || length(x) != 1L || is.na(x) || x < 0 || x != round(x) ||
-      x > .Machine$integer.max) {
-    stop(sprintf("`%s` must be a single non-negative whole number", arg),
-         call. = FALSE)
-  }
-  as.integer(x)
-}
-
 # Compile an OpenCL source on the selected device and create kernel `name`;
 # TRUE, or an error carrying the compiler's build log.
 gpu_compile_kernel <- function(source, name) {

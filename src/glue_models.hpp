@@ -7,6 +7,9 @@
 #include "glue.hpp"
 #include <clbayes/batched/gp_loglik.hpp>
 #include <clbayes/glm/glm_lp.hpp>
+#include <clbayes/mcmc/evaluator.hpp>
+
+#include <memory>
 
 namespace glue {
 
@@ -28,6 +31,12 @@ inline clbayes::batched::gp_loglik& as_gp_loglik(SEXP ptr, const char* arg) {
                "and reloading); create it again with gpu_gp_data()", arg);
   return *d;
 }
+
+/** The evaluator for a sampler's target: an R function of a matrix of
+ *  points (with `gradient`, an R function of the same matrix giving the
+ *  gradients, or NULL), or a clbayes model object (r_models.cpp). */
+std::unique_ptr<clbayes::mcmc::batch_evaluator> make_evaluator(
+    SEXP target, SEXP gradient = R_NilValue);
 
 }  // namespace glue
 

@@ -26,7 +26,7 @@
 
 #include "bench_mcmc.hpp"
 
-#include <clbayes/slice/gp_model.hpp>
+#include <clbayes/models/gp_model.hpp>
 #include <clbayes/slice/sampler.hpp>
 
 #include <chrono>
@@ -46,7 +46,7 @@ struct gp_data {
 };
 
 gp_data simulate(int n, std::uint64_t seed) {
-  cs::rng g(seed, 0);
+  clbayes::mcmc::rng g(seed, 0);
   gp_data d;
   d.coords.resize(2 * static_cast<std::size_t>(n));
   for (auto& c : d.coords) c = g.uniform();
@@ -109,11 +109,11 @@ int main(int argc, char** argv) {
     for (int n : sizes) {
       gp_data d = simulate(n, 2010 + n);
       cb::gp_loglik lik(d.y.data(), d.X.data(), n, 2, d.coords.data(), 2);
-      cs::gp_prior prior;
+      clbayes::models::gp_prior prior;
       double check = 0;
       if (device) {  // device against CPU on a few points
-        cs::gp_evaluator fd(lik, beta, cb::covariance::exponential, prior, true);
-        cs::gp_evaluator fc(lik, beta, cb::covariance::exponential, prior, false);
+        clbayes::models::gp_evaluator fd(lik, beta, cb::covariance::exponential, prior, true);
+        clbayes::models::gp_evaluator fc(lik, beta, cb::covariance::exponential, prior, false);
         Eigen::MatrixXd pts(4, 3);
         pts << 1, 1, 0.2, 0.5, 1.5, 0.1, 2, 0.3, 1, 1, 1, 4;
         Eigen::VectorXd a, b;
@@ -121,12 +121,12 @@ int main(int argc, char** argv) {
         fc(pts, b);
         for (int i = 0; i < 4; ++i) check = std::max(check, std::fabs(a[i] - b[i]) / std::fabs(b[i]));
       }
-      cs::gp_evaluator f(lik, beta, cb::covariance::exponential, prior, device);
+      clbayes::models::gp_evaluator f(lik, beta, cb::covariance::exponential, prior, device);
       Eigen::VectorXd lower(3), upper(3);
       const double inf = std::numeric_limits<double>::infinity();
       lower << 0, 0, prior.phi_lower;
       upper << inf, inf, prior.phi_upper;
-      const cs::support bounds = natural ? cs::support(3) : cs::support(lower, upper);
+      const clbayes::mcmc::support bounds = natural ? clbayes::mcmc::support(3) : clbayes::mcmc::support(lower, upper);
       for (cs::method m : {cs::method::hyperrect, cs::method::univariate})
       for (cs::metric me : {cs::metric::dense, cs::metric::diagonal}) {
         if (which != "both" && cs::parse_method(which) != m) continue;

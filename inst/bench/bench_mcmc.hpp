@@ -4,7 +4,7 @@
 // Helpers shared by the sampler benchmarks (no R): a normal generator on
 // the sampler's rng and the effective sample size.
 
-#include <clbayes/slice/rng.hpp>
+#include <clbayes/mcmc/rng.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -12,10 +12,10 @@
 
 namespace bench {
 
-namespace cs = clbayes::slice;
+namespace cm = clbayes::mcmc;
 
 // Standard normal by Box-Muller from the sampler's generator.
-inline double normal(cs::rng& g) {
+inline double normal(cm::rng& g) {
   return std::sqrt(-2 * std::log(g.uniform())) * std::cos(6.283185307179586 * g.uniform());
 }
 

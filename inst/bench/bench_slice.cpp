@@ -17,7 +17,7 @@
 
 #include "bench_mcmc.hpp"
 
-#include <clbayes/slice/lm_model.hpp>
+#include <clbayes/models/lm_model.hpp>
 #include <clbayes/slice/sampler.hpp>
 
 #include <algorithm>
@@ -39,7 +39,7 @@ struct result {
   double ess_alpha, ess_beta, seconds, evals_per_iter, mean_err, sd_ratio_alpha;
 };
 
-result run_once(cs::lm_evaluator& model, const Eigen::VectorXd& width,
+result run_once(clbayes::models::lm_evaluator& model, const Eigen::VectorXd& width,
                 cs::options opt, int chains) {
   Eigen::MatrixXd init = model.mean().transpose().replicate(chains, 1);
   auto t0 = std::chrono::steady_clock::now();
@@ -79,7 +79,7 @@ int main(int argc, char** argv) {
   const int K = argc > 5 ? std::atoi(argv[5]) : 32;
   try {
     // Example 1 data: x ~ N(5, 0.5), y = 1 + 2 x + N(0, 1).
-    cs::rng g(2009, 0);
+    clbayes::mcmc::rng g(2009, 0);
     Eigen::MatrixXd X(n_obs, 2);
     Eigen::VectorXd y(n_obs);
     for (int i = 0; i < n_obs; ++i) {
@@ -87,7 +87,7 @@ int main(int argc, char** argv) {
       X(i, 1) = 5 + std::sqrt(0.5) * normal(g);
       y[i] = 1 + 2 * X(i, 1) + normal(g);
     }
-    cs::lm_evaluator model(X, y);
+    clbayes::models::lm_evaluator model(X, y);
     const Eigen::MatrixXd cov = model.precision().inverse();
     std::printf("Example 1: n = %d, posterior correlation %.6f, %d chains x %d draws "
                 "(+ %d warmup), K = %d\n\n", n_obs,

@@ -17,8 +17,9 @@
 // the chain started), so it is used only during warmup to measure the slice,
 // unless the caller asks for the paper's literal sampler.
 
-#include <clbayes/slice/chains.hpp>
-#include <clbayes/slice/evaluator.hpp>
+#include <clbayes/mcmc/chains.hpp>
+#include <clbayes/slice/shrinkage.hpp>
+#include <clbayes/mcmc/evaluator.hpp>
 
 #include <algorithm>
 #include <vector>
@@ -30,7 +31,7 @@ namespace slice {
  *  coordinate while one of its 2^k vertices lies in the slice (log f > y),
  *  at most max_steps rounds; all vertices of all growing boxes are
  *  evaluated in one call per round. */
-inline void vertex_stepout(counted_evaluator& f, const Eigen::VectorXd& y,
+inline void vertex_stepout(mcmc::counted_evaluator& f, const Eigen::VectorXd& y,
                            const Eigen::VectorXd& w, int max_steps,
                            Eigen::MatrixXd& L, Eigen::MatrixXd& U) {
   const int n = static_cast<int>(L.rows()), k = static_cast<int>(L.cols());
@@ -77,7 +78,7 @@ inline void vertex_stepout(counted_evaluator& f, const Eigen::VectorXd& y,
  * @param n_proposals K, proposals per chain per batch.
  * @param extent if not null, receives U - L after the step-out (chains x dim).
  */
-inline void hyperrect_update(chain_state& s, counted_evaluator& f,
+inline void hyperrect_update(mcmc::chain_state& s, mcmc::counted_evaluator& f,
                              const Eigen::VectorXd& width, bool stepout,
                              int n_proposals, int max_steps,
                              Eigen::MatrixXd* extent) {
@@ -85,7 +86,7 @@ inline void hyperrect_update(chain_state& s, counted_evaluator& f,
   Eigen::VectorXd y(n);
   Eigen::MatrixXd L(n, k), U(n, k);
   for (int c = 0; c < n; ++c) {
-    rng& g = s.rngs[static_cast<std::size_t>(c)];
+    mcmc::rng& g = s.rngs[static_cast<std::size_t>(c)];
     y[c] = s.logf[c] - g.exponential();
     for (int j = 0; j < k; ++j) {
       L(c, j) = s.x(c, j) - width[j] * g.uniform();
@@ -108,7 +109,7 @@ inline void hyperrect_update(chain_state& s, counted_evaluator& f,
     points.resize(static_cast<Eigen::Index>(m) * K, k);
     for (int a = 0; a < m; ++a) {
       const int c = active[static_cast<std::size_t>(a)];
-      rng& g = s.rngs[static_cast<std::size_t>(c)];
+      mcmc::rng& g = s.rngs[static_cast<std::size_t>(c)];
       for (int p = 0; p < K; ++p)
         for (int j = 0; j < k; ++j)
           points(a * K + p, j) = L(c, j) + g.uniform() * (U(c, j) - L(c, j));

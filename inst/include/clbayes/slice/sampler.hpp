@@ -23,9 +23,9 @@
 
 #include <clbayes/error.hpp>
 #include <clbayes/interrupt.hpp>
-#include <clbayes/slice/chains.hpp>
-#include <clbayes/slice/evaluator.hpp>
-#include <clbayes/slice/coordinates.hpp>
+#include <clbayes/mcmc/chains.hpp>
+#include <clbayes/mcmc/evaluator.hpp>
+#include <clbayes/mcmc/coordinates.hpp>
 #include <clbayes/slice/hyperrect.hpp>
 #include <clbayes/slice/univariate.hpp>
 
@@ -97,10 +97,10 @@ class sampler {
    *  (on the scale of the variables); @param bounds their support. */
   sampler(const Eigen::MatrixXd& init, const Eigen::VectorXd& width,
           const options& opt)
-      : sampler(init, width, opt, support(static_cast<int>(init.cols()))) {}
+      : sampler(init, width, opt, mcmc::support(static_cast<int>(init.cols()))) {}
 
   sampler(const Eigen::MatrixXd& init, const Eigen::VectorXd& width,
-          const options& opt, const support& bounds)
+          const options& opt, const mcmc::support& bounds)
       : opt_(opt), state_(init, opt.seed), width_(width),
         bounds_(bounds), metric_(static_cast<int>(init.cols())),
         coord_(metric_, bounds_), on_z_(coord_) {
@@ -149,7 +149,7 @@ class sampler {
   sampler& operator=(const sampler&) = delete;
 
   /** Evaluate the initial points; each must have a finite log density. */
-  void start(batch_evaluator& f) {
+  void start(mcmc::batch_evaluator& f) {
     bind(f);
     eval_(state_.x, state_.logf);
     for (int c = 0; c < state_.n(); ++c)
@@ -162,7 +162,7 @@ class sampler {
   }
 
   /** Run at most `iterations` iterations; returns how many were run. */
-  int run(batch_evaluator& f, int iterations) {
+  int run(mcmc::batch_evaluator& f, int iterations) {
     if (!started_) throw std::logic_error("slice sampler: start() before run()");
     bind(f);
     int done_now = 0;
@@ -187,8 +187,8 @@ class sampler {
   /** Widths on the sampler's coordinates z (see metric()). */
   const Eigen::VectorXd& widths() const { return width_; }
   /** u = center + S z, the map from the sampler's coordinates. */
-  const affine_metric& metric() const { return metric_; }
-  const support& bounds() const { return bounds_; }
+  const mcmc::affine_metric& metric() const { return metric_; }
+  const mcmc::support& bounds() const { return bounds_; }
   /** The chains' current points (chains x dim). */
   Eigen::MatrixXd current() const {
     Eigen::MatrixXd x;
@@ -203,13 +203,13 @@ class sampler {
 
  private:
   options opt_;
-  chain_state state_;  // on the sampler's coordinates z
+  mcmc::chain_state state_;  // on the sampler's coordinates z
   Eigen::VectorXd width_;
-  support bounds_;
-  affine_metric metric_;
-  coordinates coord_;
-  coordinate_evaluator on_z_;  // the target seen on z
-  counted_evaluator eval_;
+  mcmc::support bounds_;
+  mcmc::affine_metric metric_;
+  mcmc::coordinates coord_;
+  mcmc::coordinate_evaluator on_z_;  // the target seen on z
+  mcmc::counted_evaluator eval_;
   bool started_ = false;
   int iter_ = 0;
   std::vector<double> draws_, warmup_draws_;
@@ -218,7 +218,7 @@ class sampler {
   double n_evals_warmup_ = 0;
   int metric_iter_[2] = {0, 0}, metric_from_ = 0;
 
-  void bind(batch_evaluator& f) {
+  void bind(mcmc::batch_evaluator& f) {
     on_z_.bind(f);
     eval_.bind(on_z_);
   }

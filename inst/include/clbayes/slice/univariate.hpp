@@ -20,8 +20,9 @@
 // round for fewer rounds, which pays where a call costs more than a point
 // (a device evaluating a batch in one launch).
 
-#include <clbayes/slice/chains.hpp>
-#include <clbayes/slice/evaluator.hpp>
+#include <clbayes/mcmc/chains.hpp>
+#include <clbayes/slice/shrinkage.hpp>
+#include <clbayes/mcmc/evaluator.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -37,7 +38,7 @@ namespace slice {
  * @param n_proposals K: ends per side per step-out round and proposals per
  *   shrinkage round (1: the sequential algorithm).
  */
-inline void univariate_update(chain_state& s, counted_evaluator& f,
+inline void univariate_update(mcmc::chain_state& s, mcmc::counted_evaluator& f,
                               const Eigen::VectorXd& width, int max_steps,
                               Eigen::MatrixXd* extent, int n_proposals = 1) {
   const int n = s.n(), k = s.dim(), K = n_proposals;
@@ -48,7 +49,7 @@ inline void univariate_update(chain_state& s, counted_evaluator& f,
   Eigen::VectorXd lp;
   for (int j = 0; j < k; ++j) {
     for (int c = 0; c < n; ++c) {
-      rng& g = s.rngs[static_cast<std::size_t>(c)];
+      mcmc::rng& g = s.rngs[static_cast<std::size_t>(c)];
       y[c] = s.logf[c] - g.exponential();
       L[c] = s.x(c, j) - width[j] * g.uniform();
       R[c] = L[c] + width[j];
@@ -106,7 +107,7 @@ inline void univariate_update(chain_state& s, counted_evaluator& f,
       points.resize(static_cast<Eigen::Index>(m) * K, k);
       for (int a = 0; a < m; ++a) {
         const int c = active[a];
-        rng& g = s.rngs[static_cast<std::size_t>(c)];
+        mcmc::rng& g = s.rngs[static_cast<std::size_t>(c)];
         for (int p = 0; p < K; ++p) {
           points.row(a * K + p) = s.x.row(c);
           points(a * K + p, j) = L[c] + g.uniform() * (R[c] - L[c]);

@@ -1,5 +1,5 @@
-#ifndef CLBAYES_SLICE_GP_MODEL_HPP
-#define CLBAYES_SLICE_GP_MODEL_HPP
+#ifndef CLBAYES_MODELS_GP_MODEL_HPP
+#define CLBAYES_MODELS_GP_MODEL_HPP
 
 // The Gaussian-process model of parallel-slice.txt, Examples 2 and 3, for
 // the slice sampler: y ~ N(X beta, Sigma(kappa, psi, phi)) with the
@@ -12,14 +12,14 @@
 // factor, solve and reduce for every point at once (Section 4.1.2).
 
 #include <clbayes/batched/gp_loglik.hpp>
-#include <clbayes/slice/evaluator.hpp>
+#include <clbayes/mcmc/evaluator.hpp>
 
 #include <cmath>
 #include <limits>
 #include <vector>
 
 namespace clbayes {
-namespace slice {
+namespace models {
 
 struct gp_prior {
   double kappa_shape = 2, kappa_scale = 1;
@@ -27,7 +27,7 @@ struct gp_prior {
   double phi_lower = 0.01, phi_upper = 5;
 };
 
-class gp_evaluator : public batch_evaluator {
+class gp_evaluator : public mcmc::batch_evaluator {
  public:
   /** `lik` is borrowed (it holds the data, on the device once used) and
    *  must outlive the evaluator; beta has lik.p() values. */
@@ -85,7 +85,7 @@ class gp_evaluator : public batch_evaluator {
   bool use_device_;
 };
 
-}  // namespace slice
+}  // namespace models
 }  // namespace clbayes
 
 #endif

@@ -1,5 +1,5 @@
-#ifndef CLBAYES_SLICE_RNG_HPP
-#define CLBAYES_SLICE_RNG_HPP
+#ifndef CLBAYES_MCMC_RNG_HPP
+#define CLBAYES_MCMC_RNG_HPP
 
 // The sampler's own random numbers, so that a run is reproducible from one
 // seed on any machine, with or without R: xoshiro256** (Blackman and Vigna,
@@ -10,7 +10,7 @@
 #include <cstdint>
 
 namespace clbayes {
-namespace slice {
+namespace mcmc {
 
 class rng {
  public:
@@ -40,6 +40,13 @@ class rng {
 
   /** Standard exponential; log(height) = log f(x) - exponential(). */
   double exponential() { return -std::log(uniform()); }
+
+  /** Standard normal (Box-Muller; one of the pair is used, so a draw
+   *  always takes two uniforms and streams stay easy to reason about). */
+  double normal() {
+    const double r = std::sqrt(-2.0 * std::log(uniform()));
+    return r * std::cos(6.283185307179586477 * uniform());
+  }
 
  private:
   std::uint64_t s_[4];
@@ -71,7 +78,7 @@ class rng {
   }
 };
 
-}  // namespace slice
+}  // namespace mcmc
 }  // namespace clbayes
 
 #endif

@@ -1,5 +1,5 @@
-#ifndef CLBAYES_SLICE_LM_MODEL_HPP
-#define CLBAYES_SLICE_LM_MODEL_HPP
+#ifndef CLBAYES_MODELS_LM_MODEL_HPP
+#define CLBAYES_MODELS_LM_MODEL_HPP
 
 // parallel-slice.txt Example 1: linear regression y = X b + e, e ~ N(0, 1)
 // with known variance and flat priors on b. The posterior is
@@ -10,12 +10,12 @@
 
 #include <clbayes/eigen.hpp>
 #include <clbayes/error.hpp>
-#include <clbayes/slice/evaluator.hpp>
+#include <clbayes/mcmc/evaluator.hpp>
 
 namespace clbayes {
-namespace slice {
+namespace models {
 
-class lm_evaluator : public batch_evaluator {
+class lm_evaluator : public mcmc::batch_evaluator {
  public:
   /** @param X n x p design (column-major), @param y n responses. */
   lm_evaluator(const Eigen::Ref<const Eigen::MatrixXd>& X,
@@ -47,7 +47,7 @@ class lm_evaluator : public batch_evaluator {
   Eigen::VectorXd bhat_;
 };
 
-}  // namespace slice
+}  // namespace models
 }  // namespace clbayes
 
 #endif

@@ -1,5 +1,5 @@
-#ifndef CLBAYES_SLICE_SUPPORT_HPP
-#define CLBAYES_SLICE_SUPPORT_HPP
+#ifndef CLBAYES_MCMC_SUPPORT_HPP
+#define CLBAYES_MCMC_SUPPORT_HPP
 
 // Bounded variables on an unconstrained scale. A variable with lower bound
 // a and upper bound b is sampled as u with
@@ -21,7 +21,7 @@
 #include <string>
 
 namespace clbayes {
-namespace slice {
+namespace mcmc {
 
 class support {
  public:
@@ -80,6 +80,27 @@ class support {
     return 0.0;
   }
 
+  /** dx/du at u (signed: negative for an upper bound alone), for the
+   *  chain rule of the gradient samplers. */
+  double slope(int j, double u) const {
+    const double a = lower_[j], b = upper_[j];
+    if (std::isfinite(a) && std::isfinite(b)) {
+      const double s = 1.0 / (1.0 + std::exp(-u));
+      return (b - a) * s * (1.0 - s);
+    }
+    if (std::isfinite(a)) return std::exp(u);
+    if (std::isfinite(b)) return -std::exp(u);
+    return 1.0;
+  }
+
+  /** d log |dx/du| / du, one coordinate. */
+  double d_log_jacobian(int j, double u) const {
+    const double a = lower_[j], b = upper_[j];
+    if (std::isfinite(a) && std::isfinite(b)) return 1.0 - 2.0 / (1.0 + std::exp(-u));
+    if (std::isfinite(a) || std::isfinite(b)) return 1.0;
+    return 0.0;
+  }
+
   /** |dx/du| at x (converts widths given on x to u). */
   double dx_du(int j, double x) const {
     const double a = lower_[j], b = upper_[j];
@@ -100,7 +121,7 @@ class support {
   }
 };
 
-}  // namespace slice
+}  // namespace mcmc
 }  // namespace clbayes
 
 #endif

@@ -1,5 +1,5 @@
-#ifndef CLBAYES_SLICE_METRIC_HPP
-#define CLBAYES_SLICE_METRIC_HPP
+#ifndef CLBAYES_MCMC_METRIC_HPP
+#define CLBAYES_MCMC_METRIC_HPP
 
 // The sampler's coordinates. The updates (hyperrectangle or univariate) run
 // on z, where the target's variables are x = center + S z with S lower
@@ -20,7 +20,7 @@
 #include <cmath>
 
 namespace clbayes {
-namespace slice {
+namespace mcmc {
 
 class affine_metric {
  public:
@@ -91,7 +91,7 @@ class affine_metric {
   bool identity_ = true;
 };
 
-}  // namespace slice
+}  // namespace mcmc
 }  // namespace clbayes
 
 #endif

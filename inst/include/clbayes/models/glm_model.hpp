@@ -1,5 +1,5 @@
-#ifndef CLBAYES_SLICE_GLM_MODEL_HPP
-#define CLBAYES_SLICE_GLM_MODEL_HPP
+#ifndef CLBAYES_MODELS_GLM_MODEL_HPP
+#define CLBAYES_MODELS_GLM_MODEL_HPP
 
 // The posterior of a GLM for the slice sampler: the likelihood of
 // glm::glm_lp (Stan's *_glm_lpmf) with independent priors
@@ -13,13 +13,13 @@
 // asked, so the data stay resident between batches.
 
 #include <clbayes/glm/glm_lp.hpp>
-#include <clbayes/slice/evaluator.hpp>
+#include <clbayes/mcmc/evaluator.hpp>
 
 #include <cmath>
 #include <limits>
 
 namespace clbayes {
-namespace slice {
+namespace models {
 
 struct glm_prior {
   double mean = 0;
@@ -27,7 +27,7 @@ struct glm_prior {
   double rate = 1;
 };
 
-class glm_evaluator : public batch_evaluator {
+class glm_evaluator : public mcmc::batch_evaluator {
  public:
   /** @param n_categories C for categorical_logit, K for ordered_logistic,
    *  ignored otherwise. `data` is borrowed and must outlive the evaluator. */
@@ -110,7 +110,7 @@ class glm_evaluator : public batch_evaluator {
   int n_extra_ = 0;
 };
 
-}  // namespace slice
+}  // namespace models
 }  // namespace clbayes
 
 #endif

@@ -1,17 +1,17 @@
-#ifndef CLBAYES_SLICE_CHAINS_HPP
-#define CLBAYES_SLICE_CHAINS_HPP
+#ifndef CLBAYES_MCMC_CHAINS_HPP
+#define CLBAYES_MCMC_CHAINS_HPP
 
 // The state every update works on: the current point and log density of
 // each chain, and each chain's random stream.
 
 #include <clbayes/eigen.hpp>
-#include <clbayes/slice/rng.hpp>
+#include <clbayes/mcmc/rng.hpp>
 
 #include <cstdint>
 #include <vector>
 
 namespace clbayes {
-namespace slice {
+namespace mcmc {
 
 struct chain_state {
   Eigen::MatrixXd x;       // chains x dim: the current points
@@ -19,20 +19,19 @@ struct chain_state {
   std::vector<rng> rngs;   // one stream per chain
   double n_stuck = 0;      // updates that hit the shrinkage limit and stayed
 
-  chain_state(const Eigen::MatrixXd& init, std::uint64_t seed) : x(init) {
+  /** Chain c draws from stream first_stream + c of `seed`, so a run split
+   *  into groups of chains gives each chain the stream it would have had in
+   *  one run. */
+  chain_state(const Eigen::MatrixXd& init, std::uint64_t seed, int first_stream = 0)
+      : x(init) {
     rngs.reserve(static_cast<std::size_t>(init.rows()));
-    for (int c = 0; c < init.rows(); ++c) rngs.emplace_back(seed, c);
+    for (int c = 0; c < init.rows(); ++c) rngs.emplace_back(seed, first_stream + c);
   }
   int n() const { return static_cast<int>(x.rows()); }
   int dim() const { return static_cast<int>(x.cols()); }
 };
 
-/** Shrinkage rounds after which an update gives up and keeps its point;
- *  each rejected batch shrinks the box towards the current point, so this
- *  is reached only for targets with no mass near the current point. */
-constexpr int max_shrink_rounds = 200;
-
-}  // namespace slice
+}  // namespace mcmc
 }  // namespace clbayes
 
 #endif

@@ -1,0 +1,153 @@
+# What every sampler shares on the R side: argument checks, the target (an
+# R function or a model object, with its bounds, variable names and
+# backend), and the clbayes_fit built from what the C++ core returns.
+
+`%||%` <- function(a, b) if (is.null(a)) b else a
+
+# A whole number >= lower, as an integer, or an error naming `arg`.
+check_count <- function(x, arg, lower = 0) {
+  if (!is.numeric(x) || length(x) != 1L || !is.finite(x) || x != floor(x) ||
+      x < lower || x > .Machine$integer.max) {
+    stop(sprintf("`%s` must be a whole number of at least %d", arg, lower),
+         call. = FALSE)
+  }
+  as.integer(x)
+}
+
+# A bound: one number or k numbers, NA-free, as doubles of length k.
+check_bound <- function(x, k, arg) {
+  if (!is.numeric(x) || !length(x) %in% c(1L, k) || anyNA(x)) {
+    stop(sprintf("`%s` must be a number or %d numbers (-Inf / Inf for none)", arg, k),
+         call. = FALSE)
+  }
+  bad <- if (arg == "lower") x == Inf else x == -Inf
+  if (any(bad)) {
+    stop(sprintf("`%s` must not be %s", arg, if (arg == "lower") "Inf" else "-Inf"),
+         call. = FALSE)
+  }
+  rep_len(as.double(x), k)
+}
+
+# init as a chains x k matrix with column names when it had names.
+check_init <- function(init, chains) {
+  if (!is.numeric(init) || length(init) == 0L) {
+    stop("`init` must be a numeric vector or a matrix with one row per chain",
+         call. = FALSE)
+  }
+  if (is.matrix(init)) {
+    if (nrow(init) != chains) {
+      stop(sprintf("`init` must have one row per chain (%d), not %d rows",
+                   chains, nrow(init)), call. = FALSE)
+    }
+    out <- init
+  } else {
+    out <- matrix(init, chains, length(init), byrow = TRUE,
+                  dimnames = list(NULL, names(init)))
+  }
+  storage.mode(out) <- "double"
+  if (any(!is.finite(out))) stop("`init` must be finite", call. = FALSE)
+  out
+}
+
+# One of `choices` (the first when `x` is the whole default vector).
+check_choice <- function(x, choices, arg) {
+  if (identical(x, choices)) return(choices[1L])
+  if (!is.character(x) || length(x) != 1L || !x %in% choices) {
+    stop(sprintf("`%s` must be one of %s", arg,
+                 paste0("\"", choices, "\"", collapse = ", ")), call. = FALSE)
+  }
+  x
+}
+
+# NULL (a seed drawn from R's random numbers) or a whole number in [0, 2^53).
+check_seed <- function(seed) {
+  if (is.null(seed)) return(floor(stats::runif(1) * 2^31))
+  if (!is.numeric(seed) || length(seed) != 1L || !is.finite(seed) ||
+      seed < 0 || seed >= 2^53 || seed != floor(seed)) {
+    stop("`seed` must be NULL or a whole number in [0, 2^53)", call. = FALSE)
+  }
+  as.double(seed)
+}
+
+# What the user's function returned, checked.
+check_density_value <- function(val, points) {
+  if (!is.numeric(val) || length(val) != nrow(points)) {
+    stop(sprintf(paste0("`log_density` must return a numeric vector with one ",
+                        "value per row of its argument (%d), not %s of ",
+                        "length %d"), nrow(points), class(val)[1L],
+                 length(val)), call. = FALSE)
+  }
+  as.double(val)
+}
+
+# The sampler's target for `log_density` (an R function of a points matrix,
+# or a clbayes model) at the chains x k matrix `init`: `target` (what the
+# C++ glue evaluates), `vars` (variable names), `lower`/`upper` (the
+# support, checked against init) and `backend` (where a model runs).
+mcmc_target <- function(log_density, init, lower, upper, backend, ...) {
+  k <- ncol(init)
+  if (is.function(log_density)) {
+    target <- function(points) check_density_value(log_density(points, ...), points)
+    names_from_model <- NULL
+    backend <- resolve_backend(backend, 0,
+                               getOption("clbayes.threshold.slice_sample_mv", Inf))
+    model_bounds <- NULL
+  } else if (inherits(log_density, "clbayes_model")) {
+    target <- log_density
+    if (length(log_density$names) != k) {
+      stop(sprintf("`init` must have %d columns, one per parameter of the model",
+                   length(log_density$names)), call. = FALSE)
+    }
+    names_from_model <- log_density$names
+    target$use_device <- model_uses_device(log_density, backend)
+    backend <- if (target$use_device) "opencl" else "cpu"
+    model_bounds <- log_density
+  } else {
+    stop("`log_density` must be a function or a clbayes model (e.g. lm_model())",
+         call. = FALSE)
+  }
+  vars <- names_from_model %||% colnames(init) %||% paste0("x[", seq_len(k), "]")
+  lower <- check_bound(lower %||% model_bounds$lower %||% -Inf, k, "lower")
+  upper <- check_bound(upper %||% model_bounds$upper %||% Inf, k, "upper")
+  if (any(lower >= upper)) {
+    stop("`upper` must be greater than `lower` for every variable", call. = FALSE)
+  }
+  outside <- sweep(init, 2L, lower, "<=") | sweep(init, 2L, upper, ">=")
+  if (any(outside)) {
+    j <- which(colSums(outside) > 0)[1L]
+    stop(sprintf("`init` must lie strictly inside `lower` and `upper` (variable %s)",
+                 vars[j]), call. = FALSE)
+  }
+  list(target = target, vars = vars, lower = lower, upper = upper,
+       backend = backend)
+}
+
+# A clbayes_fit from a sampler's C++ result `res` (draws and warmup_draws as
+# iteration x chain x variable arrays, counts, the metric) and its target
+# `tg` (mcmc_target()). `settings` are the sampler's arguments, kept as
+# fields of the fit.
+new_clbayes_fit <- function(res, tg, time, sampler, settings) {
+  vars <- tg$vars
+  if (res$n_nan > 0) {
+    warning(sprintf(paste0("`log_density` returned NaN at %.0f points; they ",
+                           "were read as -Inf (outside the support)"),
+                    res$n_nan), call. = FALSE)
+  }
+  dn <- list(iteration = NULL, chain = NULL, variable = vars)
+  counts <- res[setdiff(names(res), c("draws", "warmup_draws", "widths", "center",
+                                      "scale", "iteration"))]
+  fit <- c(
+    list(draws = array(res$draws, dim(res$draws), dimnames = dn),
+         warmup_draws = array(res$warmup_draws, dim(res$warmup_draws), dimnames = dn)),
+    counts,
+    list(time = time,
+         widths = if (!is.null(res$widths)) stats::setNames(res$widths, vars),
+         center = stats::setNames(res$center, vars),
+         scale = array(res$scale, dim(res$scale), list(vars, vars)),
+         lower = stats::setNames(tg$lower, vars),
+         upper = stats::setNames(tg$upper, vars),
+         sampler = sampler),
+    settings,
+    list(backend = tg$backend))
+  structure(fit[!vapply(fit, is.null, logical(1))], class = "clbayes_fit")
+}
