@@ -83,7 +83,8 @@ check_density_value <- function(val, points) {
 # The sampler's target for `log_density` (an R function of a points matrix,
 # or a clbayes model) at the chains x k matrix `init`: `target` (what the
 # C++ glue evaluates), `vars` (variable names), `lower`/`upper` (the
-# support, checked against init) and `backend` (where a model runs).
+# support, checked against init), `backend` (where a model runs) and
+# `model` (the model object, NULL for a function).
 mcmc_target <- function(log_density, init, lower, upper, backend, ...) {
   k <- ncol(init)
   if (is.function(log_density)) {
@@ -119,7 +120,7 @@ mcmc_target <- function(log_density, init, lower, upper, backend, ...) {
                  vars[j]), call. = FALSE)
   }
   list(target = target, vars = vars, lower = lower, upper = upper,
-       backend = backend)
+       backend = backend, model = model_bounds)
 }
 
 # A clbayes_fit from a sampler's C++ result `res` (draws and warmup_draws as
@@ -146,7 +147,7 @@ new_clbayes_fit <- function(res, tg, time, sampler, settings) {
          scale = array(res$scale, dim(res$scale), list(vars, vars)),
          lower = stats::setNames(tg$lower, vars),
          upper = stats::setNames(tg$upper, vars),
-         sampler = sampler),
+         sampler = sampler, model = tg$model),
     settings,
     list(backend = tg$backend))
   structure(fit[!vapply(fit, is.null, logical(1))], class = "clbayes_fit")
