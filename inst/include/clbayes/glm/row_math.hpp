@@ -1,9 +1,9 @@
 #ifndef CLBAYES_GLM_ROW_MATH_HPP
 #define CLBAYES_GLM_ROW_MATH_HPP
 
-// The log density of one row and its derivatives, for the CPU path. The
-// device kernel (kernels/glm_lp.hpp) computes the same formulas in OpenCL C;
-// keep the two in step. Every formula is in the stable form: no exp() of a
+// The log density of one row and its derivatives, for the CPU path: the C++
+// twin of the OpenCL C row math in kernels/glm_row_math.hpp (test-glm.R
+// compares the two on a grid of values); keep the two in step. Every formula is in the stable form: no exp() of a
 // linear predictor that could overflow before a log() takes it back.
 
 #include <cmath>
@@ -57,9 +57,12 @@ inline row_value normal_id(double y, double eta, double sigma, bool propto) {
   return {lp, z * inv_sigma, (z * z - 1) * inv_sigma};
 }
 
+/** softplus(-s eta) and inv_logit(eta) share e = exp(-|eta|). */
 inline row_value bernoulli_logit(double y, double eta) {
-  const double s = y > 0.5 ? 1.0 : -1.0;
-  return {-softplus(-s * eta), y - inv_logit(eta), 0.0};
+  const double e = std::exp(-std::fabs(eta));
+  const double u = y > 0.5 ? -eta : eta;
+  const double p = (eta >= 0 ? 1.0 : e) / (1 + e);  // inv_logit(eta)
+  return {-((u > 0 ? u : 0.0) + std::log1p(e)), y - p, 0.0};
 }
 
 inline row_value poisson_log(double y, double eta, bool propto) {

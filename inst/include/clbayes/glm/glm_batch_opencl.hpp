@@ -1,0 +1,161 @@
+#ifndef CLBAYES_GLM_GLM_BATCH_OPENCL_HPP
+#define CLBAYES_GLM_GLM_BATCH_OPENCL_HPP
+
+// The device path of the batched GLM likelihood, for data resident on the
+// device (glm_data_cl). One point runs today's fused kernel (glm_opencl.hpp,
+// one pass over x). Several points, per pass over a block of rows:
+//   1. X_b B, a tall-skinny product by the GEMM of linalg/gemm.hpp (FP64
+//      tensor cores on NVIDIA sm_90, the FMA kernel elsewhere);
+//   2. kernels/glm_batch.hpp: the row math over the block, each point's
+//      value and d alpha, d sigma|phi summed inside the kernel, the block
+//      overwritten by D = d lp / d eta;
+//   3. X_b' D by the GEMM again (split-k over the rows), added up over the
+//      passes.
+// One pass over all rows is the default; shorter passes keep the m x P block
+// in the device's cache between the three steps (glm_batch_launch::pass_rows).
+
+#include "../linalg/gemm.hpp"
+#include "../kernels/glm_batch.hpp"
+#include "batch_params.hpp"
+#include "glm_opencl.hpp"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#ifdef CLBAYES_OPENCL
+
+namespace clbayes {
+namespace glm {
+
+/** Knobs of the batched device path (bench_glm --points sweeps them). */
+struct glm_batch_launch {
+  int pass_rows = 0;      // rows per pass (0: all rows in one pass)
+  int splits = 0;         // split-k of X' D (0: the GEMM chooses)
+  int group = 256;        // work-group size of the row kernel (power of two)
+  int groups_per_cu = 8;  // row kernel: groups per compute unit over all points
+  bool fused_single = true;  // P = 1: today's fused kernel instead of the GEMMs
+};
+
+namespace internal {
+
+/** m as a rows x cols device matrix, reallocated only when its shape changes. */
+inline void ensure_shape(opencl::matrix_cl& m, int rows, int cols) {
+  rows = std::max(rows, 1);
+  cols = std::max(cols, 1);
+  if (m.rows() != rows || m.cols() != cols || !m.on_current_device())
+    m = opencl::matrix_cl(rows, cols);
+}
+
+/** One point through the fused single-point kernel. */
+inline glm_batch_result batch_of_one(const glm_data_cl& data, const glm_batch_params& p,
+                                     bool gradient, bool propto) {
+  glm_params one;
+  one.fam = p.fam;
+  one.alpha = p.alpha;
+  one.n_alpha = 1;
+  one.beta = p.beta;
+  one.extra = p.extra;
+  one.n_extra = p.extra != nullptr ? 1 : 0;
+  const glm_result r = glm_lp_opencl(data, one, gradient, propto);
+  glm_batch_result res = zero_batch_result(p, data.k, gradient);
+  res.value[0] = r.value;
+  if (!gradient) return res;
+  res.d_alpha[0] = r.d_alpha[0];
+  std::copy(r.d_beta.begin(), r.d_beta.end(), res.d_beta.data());
+  if (p.extra != nullptr) res.d_extra[0] = r.d_extra[0];
+  return res;
+}
+
+}  // namespace internal
+
+/**
+ * Log densities (and gradients when `gradient`) of the P points of `p` for
+ * data on the device: the same contract as glm_lp_batch_cpu.
+ */
+inline glm_batch_result glm_lp_batch_opencl(const glm_data_cl& data, const glm_batch_params& p,
+                                            bool gradient, bool propto,
+                                            const glm_batch_launch& tune = glm_batch_launch()) {
+  const int n = data.n, k = data.k, P = p.n_points;
+  if (n == 0) return zero_batch_result(p, k, gradient);
+  if (P == 1 && tune.fused_single) return internal::batch_of_one(data, p, gradient, propto);
+  data.x.check_device("x");
+  const opencl::device_info& info = opencl::context::instance().info();
+  const bool has_extra = p.extra != nullptr;
+  glm_workspace& w = data.work;
+
+  // Parameters: alpha and sigma|phi in one upload, B (k x P) in another.
+  w.host.assign(p.alpha, p.alpha + P);
+  if (has_extra) w.host.insert(w.host.end(), p.extra, p.extra + P);
+  internal::ensure(w.batch_params, static_cast<long long>(w.host.size()));
+  internal::write_async(w.batch_params, w.host);
+  internal::ensure_shape(w.batch_beta, k, P);
+  w.host_beta.assign(p.beta, p.beta + static_cast<std::size_t>(k) * P);
+  internal::write_async(w.batch_beta, w.host_beta);
+
+  const int rows = tune.pass_rows > 0 ? std::min(tune.pass_rows, n) : n;
+  internal::ensure_shape(w.eta, rows, P);
+  if (gradient) internal::ensure_shape(w.d_beta, k, P);
+  int wg = 32;
+  while (wg * 2 <= std::min<int>(std::max(tune.group, 32),
+                                 static_cast<int>(info.max_work_group_size)))
+    wg *= 2;
+  auto& rows_kernel = opencl::kernels::glm_batch_rows;
+  rows_kernel.set_option("FAMILY", static_cast<int>(p.fam));
+  rows_kernel.set_option("BATCH_WG", wg);
+  // Row groups per point: about groups_per_cu groups per unit over all
+  // points, the same in every pass (the partial rows are added over passes).
+  const long long row_groups = std::max<long long>(
+      1, std::min<long long>((rows + wg - 1) / wg,
+                             static_cast<long long>(info.compute_units) *
+                                 std::max(tune.groups_per_cu, 1) / P));
+  internal::ensure(w.batch_partials, row_groups * 3 * P);
+
+  linalg::gemm_block xb{&data.x};
+  const linalg::gemm_block bb{&w.batch_beta};
+  linalg::gemm_block xt{&data.x};
+  xt.trans = true;
+  const linalg::gemm_block db{&w.eta};
+  for (int i0 = 0; i0 < n; i0 += rows) {
+    if (i0 > 0) check_interrupt();
+    const int m = std::min(rows, n - i0);
+    xb.i = i0;
+    linalg::gemm(w.eta, 0, 0, 0, xb, bb, m, P, k);
+    rows_kernel(cl::NDRange(static_cast<std::size_t>(row_groups) * wg, P), cl::NDRange(wg, 1),
+                w.batch_partials, w.eta, data.y, w.batch_params, i0, m, w.eta.rows(), P,
+                gradient ? 1 : 0, propto ? 1 : 0, i0 > 0 ? 1 : 0);
+    if (!gradient) continue;
+    xt.i = i0;
+    linalg::gemm_options opt;
+    opt.beta = i0 > 0 ? 1.0 : 0.0;
+    opt.splits = tune.splits;
+    linalg::gemm(w.d_beta, 0, 0, 0, xt, db, k, P, m, opt);
+  }
+
+  // Each point's sums over the row groups, on the device.
+  int rwg = 1;
+  while (rwg * 2 <= std::min<int>(64, static_cast<int>(info.max_work_group_size))) rwg *= 2;
+  auto& red = opencl::kernels::glm_lp_reduce;
+  red.set_option("REDUCE_WG", rwg);
+  const int n_sums = (gradient ? 3 : 1) * P;
+  internal::ensure(w.batch_sums, 3LL * P);
+  internal::ensure(w.batch_counter, 1);
+  red(cl::NDRange(static_cast<std::size_t>(n_sums) * rwg), cl::NDRange(rwg), w.batch_sums,
+      w.batch_partials, w.batch_counter, static_cast<int>(row_groups), 3 * P);
+
+  glm_batch_result res = zero_batch_result(p, k, gradient);
+  std::vector<double> sums(static_cast<std::size_t>(n_sums));
+  internal::read_head(w.batch_sums, sums.data(), n_sums);
+  std::copy(sums.begin(), sums.begin() + P, res.value.data());
+  if (!gradient) return res;
+  std::copy(sums.begin() + P, sums.begin() + 2 * P, res.d_alpha.data());
+  if (has_extra) std::copy(sums.begin() + 2 * P, sums.end(), res.d_extra.data());
+  opencl::from_matrix_cl(w.d_beta, res.d_beta.data());
+  return res;
+}
+
+}  // namespace glm
+}  // namespace clbayes
+
+#endif  // CLBAYES_OPENCL
+#endif
