@@ -19,8 +19,6 @@ namespace opencl {
 namespace kernels {
 
 inline const char* glm_batch_rows_source = R"(
-#define ROW_EXTRA (FAMILY == 0 || FAMILY == 3)
-
 /**
  * Group (g, j) visits rows g * BATCH_WG + lid, stepping by the size of
  * dimension 0, of column j (point j) of the m x P block eta_d (leading
@@ -45,7 +43,7 @@ void glm_batch_rows(__global double* partials, __global double* eta_d,
   const int j = get_group_id(1);
   const int step = get_num_groups(0) * BATCH_WG;
   const double al = params[j];
-  const double ex = ROW_EXTRA ? params[n_points + j] : 0.0;
+  const double ex = FAMILY_EXTRA ? params[n_points + j] : 0.0;
   __global double* col = eta_d + (long)j * ld;
   double lp = 0.0, da = 0.0, dx = 0.0;
   for (int r = g * BATCH_WG + lid; r < m; r += step) {

@@ -123,7 +123,7 @@ __kernel void glm_lp(__global double* partials, __global double* row_grad,
         lp = ordered_logistic_row(yc, n_cuts, eta[0], yc > 1 ? extra[yc - 2] : 0.0,
                                   yc <= n_cuts ? extra[yc - 1] : 0.0, d, &d_lo, &d_up);
 #else
-        const double ex = (FAMILY == 0 || FAMILY == 3) ? extra[extra_per_row ? i : 0] : 0.0;
+        const double ex = FAMILY_EXTRA ? extra[extra_per_row ? i : 0] : 0.0;
         lp = scalar_row(yi, eta[0] + alpha[alpha_per_row ? i : 0], ex, propto, d, &dx);
 #endif
         lp_acc += lp;

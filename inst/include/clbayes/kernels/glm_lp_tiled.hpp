@@ -45,7 +45,6 @@ inline const char* glm_lp_tiled_source = R"(
 #define P (TILE_WG / TILE_ROWS)
 #define RS (TILE_ROWS + 1)
 #define ROW_ALPHA (FAMILY < 4)
-#define ROW_EXTRA (FAMILY == 0 || FAMILY == 3)
 
 
 /* Log density of one row. eta: the NETA linear predictors without alpha;
@@ -85,7 +84,7 @@ double glm_row(double* eta, const double yi, const double al, const double ex,
     if (p == 0 && i_ < n) {                                                   \
       yv = y[i_];                                                             \
       if (ROW_ALPHA) av = alpha[alpha_per_row ? i_ : 0];                      \
-      if (ROW_EXTRA) ev = extra[extra_per_row ? i_ : 0];                      \
+      if (FAMILY_EXTRA) ev = extra[extra_per_row ? i_ : 0];                      \
     }                                                                         \
   } while (0)
 

@@ -131,6 +131,13 @@ double ordered_logistic_row(int y, int n_cuts, double eta, double c_lo, double c
 }
 
 #ifdef FAMILY
+/* Whether the family FAMILY has sigma or phi. */
+#if FAMILY == 0 || FAMILY == 3
+#define FAMILY_EXTRA 1
+#else
+#define FAMILY_EXTRA 0
+#endif
+
 /* The row of the scalar family FAMILY (the numbers of glm::family). */
 double scalar_row(double y, double eta, double ex, int propto, double* d_eta,
                   double* d_ex) {
