@@ -4,7 +4,8 @@
 // The CPU path of the batched GLM likelihood: blocks of rows small enough
 // for the cache; per block one Eigen product for the linear predictors of
 // every point (X_b B), the row math over the block, and one product for the
-// gradient (X_b' D) while X_b is still in cache. Blocks run in parallel
+// gradient (X_b' D) while X_b is still in cache. Terms of y alone are
+// computed once per row and terms of sigma | phi once per point. Blocks run in parallel
 // (OpenMP), each thread summing into its own result; the threads' results
 // are added in thread order, so a run is reproducible for a thread count.
 
@@ -28,11 +29,11 @@ namespace internal {
  *  in, d lp / d eta into d(r, j); adds to lp and d_ex. One loop per family
  *  so that the family is not a branch in the loop. */
 template <typename Row>
-inline void batch_column(const Row& row, const double* y, const double* eta, double* d,
-                         int m, double a, double& lp, double& d_ex) {
+inline void batch_column(const Row& row, const double* eta, double* d, int m, double a,
+                         double& lp, double& d_ex) {
   double s = 0, sx = 0;
   for (int r = 0; r < m; ++r) {
-    const math::row_value v = row(y[r], eta[r] + a);
+    const math::row_value v = row(r, eta[r] + a);
     s += v.lp;
     d[r] = v.d_eta;
     sx += v.d_extra;
@@ -41,22 +42,30 @@ inline void batch_column(const Row& row, const double* y, const double* eta, dou
   d_ex += sx;
 }
 
-inline void batch_column(family fam, const double* y, const double* eta, double* d, int m,
-                         double a, double ex, bool propto, double& lp, double& d_ex) {
+/** The terms of y alone (log_y_fact) and of sigma | phi (their extra_terms)
+ *  are computed once per row and once per point, not per row and point. */
+inline void batch_column(family fam, const double* y, const double* log_y_fact,
+                         const double* eta, double* d, int m, double a, double ex,
+                         bool propto, double& lp, double& d_ex) {
   switch (fam) {
-    case family::normal_id:
-      return batch_column([&](double yi, double e) { return math::normal_id(yi, e, ex, propto); },
-                          y, eta, d, m, a, lp, d_ex);
-    case family::bernoulli_logit:
-      return batch_column([](double yi, double e) { return math::bernoulli_logit(yi, e); }, y,
+    case family::normal_id: {
+      const math::extra_terms s = math::normal_terms(ex);
+      return batch_column([&](int r, double e) { return math::normal_id(y[r], e, s, propto); },
                           eta, d, m, a, lp, d_ex);
+    }
+    case family::bernoulli_logit:
+      return batch_column([&](int r, double e) { return math::bernoulli_logit(y[r], e); }, eta,
+                          d, m, a, lp, d_ex);
     case family::poisson_log:
-      return batch_column([&](double yi, double e) { return math::poisson_log(yi, e, propto); },
-                          y, eta, d, m, a, lp, d_ex);
-    default:
       return batch_column(
-          [&](double yi, double e) { return math::neg_binomial_2_log(yi, e, ex, propto); }, y,
+          [&](int r, double e) { return math::poisson_log(y[r], e, log_y_fact[r]); }, eta, d,
+          m, a, lp, d_ex);
+    default: {
+      const math::extra_terms phi = math::neg_binomial_terms(ex);
+      return batch_column(
+          [&](int r, double e) { return math::neg_binomial_2_log(y[r], e, phi, log_y_fact[r]); },
           eta, d, m, a, lp, d_ex);
+    }
   }
 }
 
@@ -105,6 +114,8 @@ inline glm_batch_result glm_lp_batch_cpu(const double* x, const double* y, int n
 #endif
       glm_batch_result& acc = part[t];
       Eigen::MatrixXd eta(rows, P), d(rows, P);
+      std::vector<double> log_y_fact(rows, 0.0);
+      const bool counts = p.fam == family::poisson_log || p.fam == family::neg_binomial_2_log;
 #ifdef _OPENMP
 #pragma omp for schedule(static)
 #endif
@@ -116,10 +127,13 @@ inline glm_batch_result glm_lp_batch_cpu(const double* x, const double* y, int n
           continue;
         }
         eta.topRows(m).noalias() = Xb * B;
+        if (counts)
+          for (int r = 0; r < m; ++r) log_y_fact[r] = math::log_factorial(y[i0 + r], propto);
         for (int j = 0; j < P; ++j) {
           double de = 0;
-          internal::batch_column(p.fam, y + i0, &eta(0, j), &d(0, j), m, p.alpha[j],
-                                 has_extra ? p.extra[j] : 0.0, propto, acc.value[j], de);
+          internal::batch_column(p.fam, y + i0, log_y_fact.data(), &eta(0, j), &d(0, j), m,
+                                 p.alpha[j], has_extra ? p.extra[j] : 0.0, propto, acc.value[j],
+                                 de);
           if (has_extra) acc.d_extra[j] += de;
         }
         if (!gradient) continue;
