@@ -280,8 +280,9 @@ struct points_variant {
 };
 
 // Variants by name: "batch" (the default launch), "gemm1" (P = 1 through
-// the GEMMs instead of the fused kernel), "passes" (passes of 65536 and
-// 262144 rows, the n x P block in cache), "splits" (split-k of X' D fixed
+// the GEMMs instead of the fused kernel), "passes" (passes over blocks of
+// rows whose rows x P block of eta / D is 16 or 64 MB: in or near the
+// device's cache between the three steps), "splits" (split-k of X' D fixed
 // at 8 and 32), "loop" (P calls of today's fused kernel, P <= 256).
 std::vector<points_variant> points_variants(const std::vector<std::string>& names, int P,
                                             const glm::glm_batch_launch& base) {
@@ -298,8 +299,11 @@ std::vector<points_variant> points_variants(const std::vector<std::string>& name
     v.push_back(g);
   }
   if (want("passes") && P > 1)
-    for (int rows : {65536, 262144}) {
-      points_variant g{"passes of " + std::to_string(rows) + " rows", base};
+    for (int mb : {16, 64}) {  // the rows x P block in about mb MB (L2: 50 MB on the H200)
+      const int rows = std::max(1024, static_cast<int>((mb << 20) / (8LL * P)));
+      points_variant g{"passes of " + std::to_string(rows) + " rows (" + std::to_string(mb) +
+                           " MB blocks)",
+                       base};
       g.launch.pass_rows = rows;
       v.push_back(g);
     }
