@@ -20,6 +20,7 @@
 #include "glm_opencl.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -93,7 +94,14 @@ inline glm_batch_result glm_lp_batch_opencl(const glm_data_cl& data, const glm_b
   w.host_beta.assign(p.beta, p.beta + static_cast<std::size_t>(k) * P);
   internal::write_async(w.batch_beta, w.host_beta);
 
-  const int rows = tune.pass_rows > 0 ? std::min(tune.pass_rows, n) : n;
+  // All rows in one pass unless asked otherwise, or the block would be
+  // larger than one device allocation may be.
+  const std::uint64_t max_alloc =
+      opencl::context::instance().device().getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>();
+  const long long fits = std::max<long long>(
+      1024, static_cast<long long>(max_alloc / (sizeof(double) * static_cast<unsigned>(P))));
+  const int rows = static_cast<int>(
+      std::min<long long>({tune.pass_rows > 0 ? tune.pass_rows : n, n, fits}));
   internal::ensure_shape(w.eta, rows, P);
   if (gradient) internal::ensure_shape(w.d_beta, k, P);
   int wg = 32;
