@@ -283,7 +283,9 @@ struct points_variant {
 // the GEMMs instead of the fused kernel), "passes" (passes over blocks of
 // rows whose rows x P block of eta / D is 16 or 64 MB: in or near the
 // device's cache between the three steps), "splits" (split-k of X' D fixed
-// at 8 and 32), "loop" (P calls of today's fused kernel, P <= 256).
+// at 8 and 32), "fused" (glm_batch_fused: no GEMMs, x read once per chunk
+// of points, FMA units; tiles of 32 rows x 8 points and 16 x 16), "loop" (P
+// calls of today's single-point kernel, P <= 256).
 std::vector<points_variant> points_variants(const std::vector<std::string>& names, int P,
                                             const glm::glm_batch_launch& base) {
   std::vector<points_variant> v;
@@ -311,6 +313,16 @@ std::vector<points_variant> points_variants(const std::vector<std::string>& name
     for (int sp : {8, 32}) {
       points_variant g{"split-k " + std::to_string(sp), base};
       g.launch.splits = sp;
+      v.push_back(g);
+    }
+  if (want("fused") && P > 1)
+    for (auto tp : {std::make_pair(32, 8), std::make_pair(16, 16)}) {
+      points_variant g{"fused, tiles " + std::to_string(tp.first) + " rows x " +
+                           std::to_string(tp.second) + " points",
+                       base};
+      g.launch.fused = true;
+      g.launch.fused_rows = tp.first;
+      g.launch.fused_points = tp.second;
       v.push_back(g);
     }
   if (want("loop") && P > 1 && P <= 256) {
@@ -446,7 +458,7 @@ int main(int argc, char** argv) {
       int n = 0, k = 0;
       if (std::sscanf(s.c_str(), "%dx%d", &n, &k) != 2 || n < 1 || k < 1) {
         std::fprintf(stderr, "usage: %s [--points P,... [--n N] [--k K] [--variants "
-                             "batch,gemm1,passes,splits,loop|all] [--pass-rows R] [--splits S] "
+                             "batch,gemm1,passes,splits,fused,loop|all] [--pass-rows R] [--splits S] "
                              "[--batch-group G] [--batch-gpc U]]\n", argv[0]);
         std::fprintf(stderr, "usage: %s [--tune] [--reps R] [--family F] [--tile-group G] "
                              "[--tile-rows R] [--tile-gpc U] [--tile-max-lpi L] [--rows R] "

@@ -13,6 +13,8 @@
 //      passes.
 // One pass over all rows is the default; shorter passes keep the m x P block
 // in the device's cache between the three steps (glm_batch_launch::pass_rows).
+// A variant without the GEMMs (glm_batch_launch::fused) reads x once per
+// chunk of points on the FMA units; bench_glm --points compares the two.
 
 #include "../linalg/gemm.hpp"
 #include "../kernels/glm_batch.hpp"
@@ -36,6 +38,12 @@ struct glm_batch_launch {
   int group = 256;        // work-group size of the row kernel (power of two)
   int groups_per_cu = 8;  // row kernel: groups per compute unit over all points
   bool fused_single = true;  // P = 1: today's fused kernel instead of the GEMMs
+  /** P > 1: the fused kernel (kernels/glm_batch.hpp, glm_batch_fused: FMA,
+   *  x read once per chunk of `fused_points` points) instead of the GEMMs;
+   *  where its tile does not fit the device's local memory, the GEMMs. */
+  bool fused = false;
+  int fused_rows = 32;    // TR: rows per tile
+  int fused_points = 8;   // PC: points per group
 };
 
 namespace internal {
@@ -68,6 +76,56 @@ inline glm_batch_result batch_of_one(const glm_data_cl& data, const glm_batch_pa
   return res;
 }
 
+/** The fused variant: enqueues glm_batch_fused and the reduction of its
+ *  partial rows into w.batch_sums ((3 + k) P values: value, d alpha,
+ *  d sigma|phi, d beta). Parameters must be on the device already. Returns
+ *  false (nothing enqueued) when the tile does not fit local memory. */
+inline bool batch_fused(const glm_data_cl& data, const glm_batch_params& p, bool gradient,
+                        bool propto, const glm_batch_launch& tune) {
+  const int n = data.n, k = data.k, P = p.n_points;
+  const opencl::device_info& info = opencl::context::instance().info();
+  int tr = 1, pc = 1;
+  while (tr * 2 <= std::max(tune.fused_rows, 1)) tr *= 2;
+  while (pc * 2 <= std::max(tune.fused_points, 1)) pc *= 2;
+  pc = std::max(pc, 1);
+  const int wg = tr * pc;
+  const std::size_t local = sizeof(double) * (static_cast<std::size_t>(tr) * k +
+                                              static_cast<std::size_t>(k) * pc +
+                                              static_cast<std::size_t>(pc) * (tr + 1) + 3 * wg);
+  if (3 * pc > wg || wg > static_cast<int>(info.max_work_group_size) ||
+      local > info.local_mem)
+    return false;
+  auto& kern = opencl::kernels::glm_batch_fused;
+  kern.set_option("FAMILY", static_cast<int>(p.fam));
+  kern.set_option("TR", tr);
+  kern.set_option("PC", pc);
+  kern.set_option("FWG", wg);
+  kern.set_option("GSLOTS", (k * pc + wg - 1) / wg);
+  if (static_cast<int>(kern.max_work_group_size()) < wg) return false;
+  glm_workspace& w = data.work;
+  const long long chunks = (P + pc - 1) / pc;
+  const long long tiles = (static_cast<long long>(n) + tr - 1) / tr;
+  const long long row_groups = std::max<long long>(
+      1, std::min<long long>(tiles, static_cast<long long>(info.compute_units) *
+                                        std::max(tune.groups_per_cu, 1) / chunks));
+  const long long stride = static_cast<long long>(3 + k) * P;
+  ensure(w.batch_partials, row_groups * stride);
+  kern(cl::NDRange(static_cast<std::size_t>(row_groups) * wg, chunks), cl::NDRange(wg, 1),
+       w.batch_partials, data.x, data.y, w.batch_params, w.batch_beta, n, k, P,
+       gradient ? 1 : 0, propto ? 1 : 0, cl::Local(sizeof(double) * tr * k),
+       cl::Local(sizeof(double) * k * pc), cl::Local(sizeof(double) * pc * (tr + 1)));
+  int rwg = 1;
+  while (rwg * 2 <= std::min<int>(64, static_cast<int>(info.max_work_group_size))) rwg *= 2;
+  auto& red = opencl::kernels::glm_lp_reduce;
+  red.set_option("REDUCE_WG", rwg);
+  const long long n_sums = gradient ? stride : P;
+  ensure(w.batch_sums, stride);
+  ensure(w.batch_counter, 1);
+  red(cl::NDRange(static_cast<std::size_t>(n_sums) * rwg), cl::NDRange(rwg), w.batch_sums,
+      w.batch_partials, w.batch_counter, static_cast<int>(row_groups), static_cast<int>(stride));
+  return true;
+}
+
 }  // namespace internal
 
 /**
@@ -94,6 +152,18 @@ inline glm_batch_result glm_lp_batch_opencl(const glm_data_cl& data, const glm_b
   w.host_beta.assign(p.beta, p.beta + static_cast<std::size_t>(k) * P);
   internal::write_async(w.batch_beta, w.host_beta);
 
+  if (tune.fused && internal::batch_fused(data, p, gradient, propto, tune)) {
+    glm_batch_result res = zero_batch_result(p, k, gradient);
+    const int stride = (3 + k) * P, n_sums = gradient ? stride : P;
+    std::vector<double> sums(static_cast<std::size_t>(n_sums));
+    internal::read_head(w.batch_sums, sums.data(), n_sums);
+    std::copy(sums.begin(), sums.begin() + P, res.value.data());
+    if (!gradient) return res;
+    std::copy(sums.begin() + P, sums.begin() + 2 * P, res.d_alpha.data());
+    if (has_extra) std::copy(sums.begin() + 2 * P, sums.begin() + 3 * P, res.d_extra.data());
+    std::copy(sums.begin() + 3 * P, sums.end(), res.d_beta.data());
+    return res;
+  }
   // All rows in one pass unless asked otherwise, or the block would be
   // larger than one device allocation may be.
   const std::uint64_t max_alloc =
