@@ -64,7 +64,7 @@ glm_extra_name <- function(family) glm_family_table$extra[glm_family_table$name 
 #'   `"auto"` the device is used when x is a `gpu_glm_data` object on the
 #'   device, or when `nrow(x) * ncol(x) * C` is at least
 #'   `getOption("clbayes.threshold.gpu_glm_lp", 1e6)` (C the number of
-#'   categories, else 1). A matrix `x` sent to the device is copied there on
+#'   categories or of points, else 1). A matrix `x` sent to the device is copied there on
 #'   every call: for repeated calls use [gpu_glm_data()].
 #' @return The log-likelihood, a single number (P numbers, one per column of
 #'   a k x P `beta`). With `gradient = TRUE` it has
