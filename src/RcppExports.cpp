@@ -303,8 +303,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // cpp_glm_lp_batch
-Rcpp::List cpp_glm_lp_batch(SEXP data, std::string family, Rcpp::NumericVector alpha, Rcpp::NumericMatrix beta, Rcpp::NumericVector extra, bool gradient, bool propto, bool use_device);
-RcppExport SEXP _clbayes_cpp_glm_lp_batch(SEXP dataSEXP, SEXP familySEXP, SEXP alphaSEXP, SEXP betaSEXP, SEXP extraSEXP, SEXP gradientSEXP, SEXP proptoSEXP, SEXP use_deviceSEXP) {
+Rcpp::List cpp_glm_lp_batch(SEXP data, std::string family, Rcpp::NumericVector alpha, Rcpp::NumericMatrix beta, Rcpp::NumericVector extra, bool gradient, bool propto, bool use_device, int pass_rows, bool fused);
+RcppExport SEXP _clbayes_cpp_glm_lp_batch(SEXP dataSEXP, SEXP familySEXP, SEXP alphaSEXP, SEXP betaSEXP, SEXP extraSEXP, SEXP gradientSEXP, SEXP proptoSEXP, SEXP use_deviceSEXP, SEXP pass_rowsSEXP, SEXP fusedSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -316,7 +316,9 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< bool >::type gradient(gradientSEXP);
     Rcpp::traits::input_parameter< bool >::type propto(proptoSEXP);
     Rcpp::traits::input_parameter< bool >::type use_device(use_deviceSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_glm_lp_batch(data, family, alpha, beta, extra, gradient, propto, use_device));
+    Rcpp::traits::input_parameter< int >::type pass_rows(pass_rowsSEXP);
+    Rcpp::traits::input_parameter< bool >::type fused(fusedSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_glm_lp_batch(data, family, alpha, beta, extra, gradient, propto, use_device, pass_rows, fused));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -787,7 +789,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_clbayes_cpp_glm_data_dim", (DL_FUNC) &_clbayes_cpp_glm_data_dim, 1},
     {"_clbayes_cpp_glm_lp", (DL_FUNC) &_clbayes_cpp_glm_lp, 8},
     {"_clbayes_cpp_glm_data_on_device", (DL_FUNC) &_clbayes_cpp_glm_data_on_device, 1},
-    {"_clbayes_cpp_glm_lp_batch", (DL_FUNC) &_clbayes_cpp_glm_lp_batch, 8},
+    {"_clbayes_cpp_glm_lp_batch", (DL_FUNC) &_clbayes_cpp_glm_lp_batch, 10},
     {"_clbayes_cpp_glm_row_grid", (DL_FUNC) &_clbayes_cpp_glm_row_grid, 6},
     {"_clbayes_cpp_gpu_matrix", (DL_FUNC) &_clbayes_cpp_gpu_matrix, 2},
     {"_clbayes_cpp_as_matrix", (DL_FUNC) &_clbayes_cpp_as_matrix, 1},

@@ -77,11 +77,13 @@ bool cpp_glm_data_on_device(SEXP ptr) {
 }
 
 // P points of a scalar family (glm::glm_lp_batch): alpha and extra have P
-// values (R recycles them), beta is k x P.
+// values (R recycles them), beta is k x P. pass_rows and fused pick the
+// device variant (glm::glm_batch_launch; the tests run each one).
 // [[Rcpp::export(.cpp_glm_lp_batch)]]
 Rcpp::List cpp_glm_lp_batch(SEXP data, std::string family, Rcpp::NumericVector alpha,
                             Rcpp::NumericMatrix beta, Rcpp::NumericVector extra,
-                            bool gradient, bool propto, bool use_device) {
+                            bool gradient, bool propto, bool use_device, int pass_rows = 0,
+                            bool fused = false) {
 #ifndef CLBAYES_OPENCL
   if (use_device) glue::stop_no_opencl();
 #endif
@@ -95,7 +97,10 @@ Rcpp::List cpp_glm_lp_batch(SEXP data, std::string family, Rcpp::NumericVector a
   p.alpha = alpha.begin();
   p.beta = beta.begin();
   p.extra = extra.size() > 0 ? extra.begin() : nullptr;
-  const glm::glm_batch_result r = glm::glm_lp_batch(d, p, gradient, propto, use_device);
+  glm::glm_batch_launch tune;
+  tune.pass_rows = pass_rows;
+  tune.fused = fused;
+  const glm::glm_batch_result r = glm::glm_lp_batch(d, p, gradient, propto, use_device, tune);
   Rcpp::NumericVector value(r.value.data(), r.value.data() + P);
   if (!gradient) return Rcpp::List::create(Rcpp::Named("value") = value);
   return Rcpp::List::create(

@@ -474,6 +474,33 @@ test_that("P points: a gpu_glm_data object and the device agree with the CPU pat
   }
 })
 
+test_that("every device variant of the batch agrees with the CPU path", {
+  # passes over blocks of rows (partial sums and X' D added over passes) and
+  # the fused kernel without the GEMMs, with a ragged last block and chunk
+  skip_if_no_device()
+  for (family in scalar_families) {
+    d <- sim_points(family, n = 2500, k = 6, P = 11, seed = 9)
+    ex <- if (is.null(d$extra)) numeric() else d$extra
+    cpu <- clbayes:::.cpp_glm_lp_batch(clbayes:::.cpp_glm_data(d$x, d$y, FALSE, TRUE), family,
+                                       d$alpha, d$beta, ex, TRUE, FALSE, FALSE)
+    h <- clbayes:::.cpp_glm_data(d$x, d$y, TRUE, TRUE)
+    for (v in list(list(pass = 1024L, fused = FALSE), list(pass = 0L, fused = TRUE))) {
+      for (gradient in c(TRUE, FALSE)) {
+        dev <- clbayes:::.cpp_glm_lp_batch(h, family, d$alpha, d$beta, ex, gradient, FALSE,
+                                           TRUE, v$pass, v$fused)
+        lab <- sprintf("%s pass %d fused %s gradient %s", family, v$pass, v$fused, gradient)
+        expect_equal(names(dev), if (gradient) names(cpu) else "value", label = lab)
+        for (nm in names(dev)) {
+          expect_equal(length(dev[[nm]]), length(cpu[[nm]]), label = paste(lab, nm))
+          if (length(cpu[[nm]])) {
+            expect_true(rel_close(dev[[nm]], cpu[[nm]]), label = paste(lab, nm))
+          }
+        }
+      }
+    }
+  }
+})
+
 test_that("one point through the batched core equals the single-point call", {
   # P = 1 of glm_lp_batch: the fused single-point kernel on the device
   d <- sim_points("normal_id", n = 301, k = 3, P = 1, seed = 8)

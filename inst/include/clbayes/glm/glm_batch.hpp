@@ -22,10 +22,11 @@ namespace glm {
  * Log-likelihoods (and gradients when `gradient`) of the P points of `p`
  * for the data `data`, on the device when `use_device` (uploading x and y
  * unless data.device holds them), else on the CPU. Every argument is
- * checked; errors name the argument.
+ * checked; errors name the argument. `tune`: the device path's variant.
  */
 inline glm_batch_result glm_lp_batch(const glm_data& data, const glm_batch_params& p,
-                                     bool gradient, bool propto, bool use_device) {
+                                     bool gradient, bool propto, bool use_device,
+                                     const glm_batch_launch& tune = glm_batch_launch()) {
   check_glm_batch(p, data.k);
   glm_params one;  // the support of y is checked as for one point
   one.fam = p.fam;
@@ -38,10 +39,11 @@ inline glm_batch_result glm_lp_batch(const glm_data& data, const glm_batch_param
     return glm_lp_batch_cpu(data.x, data.y, data.n, data.k, p, gradient, propto);
   }
 #ifdef CLBAYES_OPENCL
-  if (data.device) return glm_lp_batch_opencl(*data.device, p, gradient, propto);
+  if (data.device) return glm_lp_batch_opencl(*data.device, p, gradient, propto, tune);
   glm_data_cl tmp = to_glm_data_cl(data.x, data.y, data.n, data.k);
-  return glm_lp_batch_opencl(tmp, p, gradient, propto);
+  return glm_lp_batch_opencl(tmp, p, gradient, propto, tune);
 #else
+  (void)tune;
   throw no_device("clbayes was built without OpenCL");
 #endif
 }

@@ -26,8 +26,6 @@
 #include <string>
 #include <vector>
 
-#ifdef CLBAYES_OPENCL
-
 namespace clbayes {
 namespace glm {
 
@@ -45,6 +43,15 @@ struct glm_batch_launch {
   int fused_rows = 32;    // TR: rows per tile
   int fused_points = 8;   // PC: points per group
 };
+
+}  // namespace glm
+}  // namespace clbayes
+
+#ifdef CLBAYES_OPENCL
+
+namespace clbayes {
+namespace glm {
+
 
 namespace internal {
 
