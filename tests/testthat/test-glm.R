@@ -501,6 +501,21 @@ test_that("every device variant of the batch agrees with the CPU path", {
   }
 })
 
+test_that("P points with no predictors (k = 0): alpha alone", {
+  y <- rep(0:1, 25)
+  x <- matrix(numeric(), 50, 0)
+  a <- c(-0.5, 0, 1.2)
+  for (be in backends()) {
+    v <- gpu_glm_lp(y, x, a, matrix(numeric(), 0, 3), "bernoulli_logit", gradient = TRUE,
+                    backend = be)
+    expect_equal(as.numeric(v), vapply(a, function(ai) sum(dbinom(y, 1, plogis(ai), log = TRUE)),
+                                       numeric(1)), tolerance = 1e-12, label = be)
+    expect_equal(attr(v, "gradient")$alpha, vapply(a, function(ai) sum(y - plogis(ai)),
+                                                   numeric(1)), tolerance = 1e-12, label = be)
+    expect_equal(dim(attr(v, "gradient")$beta), c(0L, 3L), label = be)
+  }
+})
+
 test_that("one point through the batched core equals the single-point call", {
   # P = 1 of glm_lp_batch: the fused single-point kernel on the device
   d <- sim_points("normal_id", n = 301, k = 3, P = 1, seed = 8)

@@ -18,6 +18,7 @@
 
 #include "../linalg/gemm.hpp"
 #include "../kernels/glm_batch.hpp"
+#include "../kernels/initialize.hpp"
 #include "batch_params.hpp"
 #include "glm_opencl.hpp"
 
@@ -107,7 +108,7 @@ inline bool batch_fused(const glm_data_cl& data, const glm_batch_params& p, bool
   kern.set_option("TR", tr);
   kern.set_option("PC", pc);
   kern.set_option("FWG", wg);
-  kern.set_option("GSLOTS", (k * pc + wg - 1) / wg);
+  kern.set_option("GSLOTS", std::max(1, (k * pc + wg - 1) / wg));
   if (static_cast<int>(kern.max_work_group_size()) < wg) return false;
   glm_workspace& w = data.work;
   const long long chunks = (P + pc - 1) / pc;
@@ -119,8 +120,8 @@ inline bool batch_fused(const glm_data_cl& data, const glm_batch_params& p, bool
   ensure(w.batch_partials, row_groups * stride);
   kern(cl::NDRange(static_cast<std::size_t>(row_groups) * wg, chunks), cl::NDRange(wg, 1),
        w.batch_partials, data.x, data.y, w.batch_params, w.batch_beta, n, k, P,
-       gradient ? 1 : 0, propto ? 1 : 0, cl::Local(sizeof(double) * tr * k),
-       cl::Local(sizeof(double) * k * pc), cl::Local(sizeof(double) * pc * (tr + 1)));
+       gradient ? 1 : 0, propto ? 1 : 0, cl::Local(sizeof(double) * tr * std::max(k, 1)),
+       cl::Local(sizeof(double) * std::max(k, 1) * pc), cl::Local(sizeof(double) * pc * (tr + 1)));
   int rwg = 1;
   while (rwg * 2 <= std::min<int>(64, static_cast<int>(info.max_work_group_size))) rwg *= 2;
   auto& red = opencl::kernels::glm_lp_reduce;
@@ -157,7 +158,7 @@ inline glm_batch_result glm_lp_batch_opencl(const glm_data_cl& data, const glm_b
   internal::write_async(w.batch_params, w.host);
   internal::ensure_shape(w.batch_beta, k, P);
   w.host_beta.assign(p.beta, p.beta + static_cast<std::size_t>(k) * P);
-  internal::write_async(w.batch_beta, w.host_beta);
+  if (k > 0) internal::write_async(w.batch_beta, w.host_beta);
 
   if (tune.fused && internal::batch_fused(data, p, gradient, propto, tune)) {
     glm_batch_result res = zero_batch_result(p, k, gradient);
@@ -205,11 +206,14 @@ inline glm_batch_result glm_lp_batch_opencl(const glm_data_cl& data, const glm_b
     if (i0 > 0) check_interrupt();
     const int m = std::min(rows, n - i0);
     xb.i = i0;
-    linalg::gemm(w.eta, 0, 0, 0, xb, bb, m, P, k);
+    if (k > 0)
+      linalg::gemm(w.eta, 0, 0, 0, xb, bb, m, P, k);
+    else  // no predictors: eta is alpha alone
+      opencl::kernels::zeros(cl::NDRange(w.eta.rows(), P), w.eta, w.eta.rows(), P, 0);
     rows_kernel(cl::NDRange(static_cast<std::size_t>(row_groups) * wg, P), cl::NDRange(wg, 1),
                 w.batch_partials, w.eta, data.y, w.batch_params, i0, m, w.eta.rows(), P,
                 gradient ? 1 : 0, propto ? 1 : 0, i0 > 0 ? 1 : 0);
-    if (!gradient) continue;
+    if (!gradient || k == 0) continue;
     xt.i = i0;
     linalg::gemm_options opt;
     opt.beta = i0 > 0 ? 1.0 : 0.0;
@@ -235,7 +239,7 @@ inline glm_batch_result glm_lp_batch_opencl(const glm_data_cl& data, const glm_b
   if (!gradient) return res;
   std::copy(sums.begin() + P, sums.begin() + 2 * P, res.d_alpha.data());
   if (has_extra) std::copy(sums.begin() + 2 * P, sums.end(), res.d_extra.data());
-  opencl::from_matrix_cl(w.d_beta, res.d_beta.data());
+  if (k > 0) opencl::from_matrix_cl(w.d_beta, res.d_beta.data());
   return res;
 }
 
