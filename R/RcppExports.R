@@ -93,6 +93,14 @@
     .Call(`_clbayes_cpp_glm_data_on_device`, ptr)
 }
 
+.cpp_glm_lp_batch <- function(data, family, alpha, beta, extra, gradient, propto, use_device, pass_rows = 0L, fused = FALSE) {
+    .Call(`_clbayes_cpp_glm_lp_batch`, data, family, alpha, beta, extra, gradient, propto, use_device, pass_rows, fused)
+}
+
+.cpp_glm_row_grid <- function(family, y, eta, extra, propto, use_device) {
+    .Call(`_clbayes_cpp_glm_row_grid`, family, y, eta, extra, propto, use_device)
+}
+
 .cpp_gpu_matrix <- function(x, view) {
     .Call(`_clbayes_cpp_gpu_matrix`, x, view)
 }

@@ -1,5 +1,15 @@
-glm_families <- c("normal_id", "bernoulli_logit", "poisson_log",
-                  "neg_binomial_2_log", "categorical_logit", "ordered_logistic")
+# The one table of GLM families in R (its C++ twin: glm::family_table in
+# inst/include/clbayes/glm/family.hpp): each family's extra parameter, and
+# whether it has one linear predictor (and so takes P points per call).
+glm_family_table <- data.frame(
+  name = c("normal_id", "bernoulli_logit", "poisson_log", "neg_binomial_2_log",
+           "categorical_logit", "ordered_logistic"),
+  extra = c("sigma", "", "", "phi", "", "cuts"),
+  scalar = c(TRUE, TRUE, TRUE, TRUE, FALSE, FALSE),
+  stringsAsFactors = FALSE
+)
+glm_families <- glm_family_table$name
+glm_extra_name <- function(family) glm_family_table$extra[glm_family_table$name == family]
 
 #' GLM log-likelihoods with analytic gradients
 #'
@@ -33,6 +43,12 @@ glm_families <- c("normal_id", "bernoulli_logit", "poisson_log",
 #' @param alpha The intercept: one number or one per row; for
 #'   `"categorical_logit"` one per category. Not used by `"ordered_logistic"`.
 #' @param beta The k coefficients; for `"categorical_logit"` a k x C matrix.
+#'   For the four families with one linear predictor, a k x P matrix holds
+#'   P parameter vectors (points), one per column, evaluated in one pass
+#'   over `x` (the points of every chain of a sampler step); `alpha`,
+#'   `sigma` and `phi` then have one value per point (or one for all).
+#'   `"categorical_logit"` and `"ordered_logistic"` take one parameter
+#'   vector per call.
 #' @param family One of `"normal_id"`, `"bernoulli_logit"`, `"poisson_log"`,
 #'   `"neg_binomial_2_log"`, `"categorical_logit"`, `"ordered_logistic"`.
 #' @param sigma Standard deviation(s) of `"normal_id"`, positive.
@@ -48,13 +64,16 @@ glm_families <- c("normal_id", "bernoulli_logit", "poisson_log",
 #'   `"auto"` the device is used when x is a `gpu_glm_data` object on the
 #'   device, or when `nrow(x) * ncol(x) * C` is at least
 #'   `getOption("clbayes.threshold.gpu_glm_lp", 1e6)` (C the number of
-#'   categories, else 1). A matrix `x` sent to the device is copied there on
+#'   categories or of points, else 1). A matrix `x` sent to the device is copied there on
 #'   every call: for repeated calls use [gpu_glm_data()].
-#' @return The log-likelihood, a single number. With `gradient = TRUE` it has
+#' @return The log-likelihood, a single number (P numbers, one per column of
+#'   a k x P `beta`). With `gradient = TRUE` it has
 #'   an attribute `"gradient"`: a named list with `alpha` (same length as
 #'   `alpha`; absent for `"ordered_logistic"`), `beta` (a vector, or a k x C
 #'   matrix for `"categorical_logit"`) and `sigma`, `phi` or `cuts` where the
-#'   family has them, each the same length as the parameter.
+#'   family has them, each the same length as the parameter. For P points:
+#'   `alpha` (length P), `beta` (k x P) and `sigma` / `phi` (length P), the
+#'   gradient of each point's log-likelihood in its column or entry.
 #' @seealso [gpu_glm_data()]
 #' @examples
 #' set.seed(1)
@@ -64,6 +83,10 @@ glm_families <- c("normal_id", "bernoulli_logit", "poisson_log",
 #'            gradient = TRUE, backend = "cpu")
 #' # the same value from base R
 #' sum(dbinom(y, 1, plogis(0.5 + x %*% c(1, -1)), log = TRUE))
+#' # three points in one call: one log-likelihood per column of beta
+#' b <- cbind(c(1, -1), c(0.5, 0), c(0, 0))
+#' gpu_glm_lp(y, x, alpha = c(0.5, 0, 0), beta = b, family = "bernoulli_logit",
+#'            backend = "cpu")
 #' @export
 gpu_glm_lp <- function(y, x, alpha, beta, family, sigma, phi, cuts,
                        gradient = FALSE, propto = FALSE,
@@ -99,6 +122,33 @@ gpu_glm_lp <- function(y, x, alpha, beta, family, sigma, phi, cuts,
   k <- dims[2L]
 
   if (missing(beta)) stop("`beta` must be given", call. = FALSE)
+  extra_name <- glm_extra_name(family)
+  supplied <- c(sigma = !missing(sigma), phi = !missing(phi), cuts = !missing(cuts))
+  for (nm in setdiff(names(supplied)[supplied], extra_name)) {
+    stop(sprintf("`%s` is not used by %s", nm, family), call. = FALSE)
+  }
+  if (is.matrix(beta) && ncol(beta) > 1L && !cat_family) {
+    if (ord_family) {
+      stop("`beta` must be a vector for ordered_logistic: categorical_logit and ",
+           "ordered_logistic take one parameter vector per call", call. = FALSE)
+    }
+    if (missing(alpha)) stop("`alpha` must be given", call. = FALSE)
+    if (nzchar(extra_name) && !supplied[[extra_name]]) {
+      stop(sprintf("`%s` must be given for %s", extra_name, family), call. = FALSE)
+    }
+    extra <- if (nzchar(extra_name)) switch(extra_name, sigma = sigma, phi = phi)
+    pts <- check_glm_points(beta, alpha, extra, extra_name, k)
+    run <- glm_run(x, y, is_data, n, k, ncol(pts$beta), backend)
+    res <- .cpp_glm_lp_batch(run$handle, family, pts$alpha, pts$beta, pts$extra, gradient,
+                             propto, run$use_device)
+    value <- res$value
+    if (gradient) {
+      g <- list(alpha = res$alpha, beta = res$beta)
+      if (nzchar(extra_name)) g[[extra_name]] <- res$extra
+      attr(value, "gradient") <- g
+    }
+    return(value)
+  }
   beta <- check_glm_beta(beta, k, cat_family)
   if (ord_family) {
     if (!missing(alpha)) stop("`alpha` is not used by ordered_logistic (it has cuts)",
@@ -112,12 +162,6 @@ gpu_glm_lp <- function(y, x, alpha, beta, family, sigma, phi, cuts,
     ok <- if (cat_family) length(alpha) == ncol(beta) else length(alpha) %in% c(1L, n)
     if (!ok) stop(sprintf("`alpha` must be %s, not of length %d", want, length(alpha)),
                   call. = FALSE)
-  }
-  extra_name <- switch(family, normal_id = "sigma", neg_binomial_2_log = "phi",
-                       ordered_logistic = "cuts", "")
-  supplied <- c(sigma = !missing(sigma), phi = !missing(phi), cuts = !missing(cuts))
-  for (nm in setdiff(names(supplied)[supplied], extra_name)) {
-    stop(sprintf("`%s` is not used by %s", nm, family), call. = FALSE)
   }
   extra <- numeric()
   if (nzchar(extra_name)) {
@@ -135,22 +179,9 @@ gpu_glm_lp <- function(y, x, alpha, beta, family, sigma, phi, cuts,
     }
   }
 
-  on_device <- is_data && x$on_device && .cpp_glm_data_on_device(x$ptr)
-  backend <- if (is_data && on_device && identical(backend, "auto")) "opencl" else
-    resolve_backend(backend, as.double(n) * k * ncol(beta),
-                    getOption("clbayes.threshold.gpu_glm_lp", 1e6))
-  use_device <- backend == "opencl"
-  if (is_data) {
-    if (use_device && !on_device) {
-      stop("`x` has no copy on the selected device (it was made without one, or ",
-           "before gpu_select()); make it again with gpu_glm_data() or use ",
-           "backend = \"cpu\"", call. = FALSE)
-    }
-    handle <- x$ptr
-  } else {
-    handle <- .cpp_glm_data(x, y, use_device, FALSE)  # x is checked as it is read
-  }
-  res <- .cpp_glm_lp(handle, family, alpha, beta, extra, gradient, propto, use_device)
+  run <- glm_run(x, y, is_data, n, k, ncol(beta), backend)
+  res <- .cpp_glm_lp(run$handle, family, alpha, beta, extra, gradient, propto,
+                     run$use_device)
   value <- res$value
   if (gradient) {
     g <- list()
@@ -205,6 +236,70 @@ print.gpu_glm_data <- function(x, ...) {
   invisible(x)
 }
 
+# The backend and the data handle of one call: x is a gpu_glm_data object
+# (read as it is) or a matrix (wrapped, and uploaded for the device).
+# `width` is the number of linear predictors times points.
+glm_run <- function(x, y, is_data, n, k, width, backend) {
+  on_device <- is_data && x$on_device && .cpp_glm_data_on_device(x$ptr)
+  backend <- if (is_data && on_device && identical(backend, "auto")) "opencl" else
+    resolve_backend(backend, as.double(n) * k * width,
+                    getOption("clbayes.threshold.gpu_glm_lp", 1e6))
+  use_device <- backend == "opencl"
+  if (is_data) {
+    if (use_device && !on_device) {
+      stop("`x` has no copy on the selected device (it was made without one, or ",
+           "before gpu_select()); make it again with gpu_glm_data() or use ",
+           "backend = \"cpu\"", call. = FALSE)
+    }
+    return(list(handle = x$ptr, use_device = use_device))
+  }
+  # x is checked as it is read
+  list(handle = .cpp_glm_data(x, y, use_device, FALSE), use_device = use_device)
+}
+
+# P points of a scalar family: beta k x P, alpha and sigma / phi of length 1
+# or P (recycled); errors name the argument and, for values, the column.
+check_glm_points <- function(beta, alpha, extra, extra_name, k) {
+  if (!is.numeric(beta)) stop("`beta` must be numeric", call. = FALSE)
+  if (nrow(beta) != k) {
+    stop(sprintf("`beta` must have one row per column of `x` (%d), not %d rows", k,
+                 nrow(beta)), call. = FALSE)
+  }
+  P <- ncol(beta)
+  bad <- which(colSums(!is.finite(beta)) > 0)
+  if (length(bad)) {
+    stop(sprintf("`beta` must be finite: column %d has NA, NaN or Inf", bad[1L]),
+         call. = FALSE)
+  }
+  one_per_point <- function(v, arg) {
+    if (!is.numeric(v) && !(is.atomic(v) && all(is.na(v)))) {
+      stop(sprintf("`%s` must be a numeric vector", arg), call. = FALSE)
+    }
+    if (!is.null(dim(v)) && min(dim(v)) > 1L) {
+      stop(sprintf("`%s` must be a vector", arg), call. = FALSE)
+    }
+    if (!length(v) %in% c(1L, P)) {
+      stop(sprintf("`%s` must be a single number or one per column of `beta` (%d), not of length %d",
+                   arg, P, length(v)), call. = FALSE)
+    }
+    v <- rep_len(as.double(v), P)
+    bad <- which(!is.finite(v))
+    if (length(bad)) {
+      stop(sprintf("`%s` must be finite: column %d has NA, NaN or Inf", arg, bad[1L]),
+           call. = FALSE)
+    }
+    v
+  }
+  alpha <- one_per_point(alpha, "alpha")
+  extra <- if (nzchar(extra_name)) one_per_point(extra, extra_name) else numeric()
+  if (any(extra <= 0)) {
+    stop(sprintf("`%s` must be positive: column %d is not", extra_name,
+                 which(extra <= 0)[1L]), call. = FALSE)
+  }
+  storage.mode(beta) <- "double"
+  list(beta = beta, alpha = alpha, extra = extra)
+}
+
 check_glm_y <- function(y, n) {
   if (is.factor(y)) y <- as.integer(y)
   if (!is.null(dim(y)) && length(dim(y)) == 2L && ncol(y) == 1L) y <- as.vector(y)
@@ -245,9 +340,6 @@ check_glm_beta <- function(beta, k, cat_family) {
     }
     storage.mode(beta) <- "double"
     return(beta)
-  }
-  if (is.matrix(beta) && ncol(beta) != 1L) {
-    stop("`beta` must be a vector (a k x C matrix is for categorical_logit)", call. = FALSE)
   }
   if (length(beta) != k) {
     stop(sprintf("`beta` must have one value per column of `x` (%d), not %d", k,

@@ -302,6 +302,42 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_glm_lp_batch
+Rcpp::List cpp_glm_lp_batch(SEXP data, std::string family, Rcpp::NumericVector alpha, Rcpp::NumericMatrix beta, Rcpp::NumericVector extra, bool gradient, bool propto, bool use_device, int pass_rows, bool fused);
+RcppExport SEXP _clbayes_cpp_glm_lp_batch(SEXP dataSEXP, SEXP familySEXP, SEXP alphaSEXP, SEXP betaSEXP, SEXP extraSEXP, SEXP gradientSEXP, SEXP proptoSEXP, SEXP use_deviceSEXP, SEXP pass_rowsSEXP, SEXP fusedSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type data(dataSEXP);
+    Rcpp::traits::input_parameter< std::string >::type family(familySEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type alpha(alphaSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type beta(betaSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type extra(extraSEXP);
+    Rcpp::traits::input_parameter< bool >::type gradient(gradientSEXP);
+    Rcpp::traits::input_parameter< bool >::type propto(proptoSEXP);
+    Rcpp::traits::input_parameter< bool >::type use_device(use_deviceSEXP);
+    Rcpp::traits::input_parameter< int >::type pass_rows(pass_rowsSEXP);
+    Rcpp::traits::input_parameter< bool >::type fused(fusedSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_glm_lp_batch(data, family, alpha, beta, extra, gradient, propto, use_device, pass_rows, fused));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_glm_row_grid
+Rcpp::NumericMatrix cpp_glm_row_grid(std::string family, Rcpp::NumericVector y, Rcpp::NumericVector eta, Rcpp::NumericVector extra, bool propto, bool use_device);
+RcppExport SEXP _clbayes_cpp_glm_row_grid(SEXP familySEXP, SEXP ySEXP, SEXP etaSEXP, SEXP extraSEXP, SEXP proptoSEXP, SEXP use_deviceSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< std::string >::type family(familySEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type y(ySEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type eta(etaSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type extra(extraSEXP);
+    Rcpp::traits::input_parameter< bool >::type propto(proptoSEXP);
+    Rcpp::traits::input_parameter< bool >::type use_device(use_deviceSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_glm_row_grid(family, y, eta, extra, propto, use_device));
+    return rcpp_result_gen;
+END_RCPP
+}
 // cpp_gpu_matrix
 SEXP cpp_gpu_matrix(Rcpp::NumericMatrix x, std::string view);
 RcppExport SEXP _clbayes_cpp_gpu_matrix(SEXP xSEXP, SEXP viewSEXP) {
@@ -753,6 +789,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_clbayes_cpp_glm_data_dim", (DL_FUNC) &_clbayes_cpp_glm_data_dim, 1},
     {"_clbayes_cpp_glm_lp", (DL_FUNC) &_clbayes_cpp_glm_lp, 8},
     {"_clbayes_cpp_glm_data_on_device", (DL_FUNC) &_clbayes_cpp_glm_data_on_device, 1},
+    {"_clbayes_cpp_glm_lp_batch", (DL_FUNC) &_clbayes_cpp_glm_lp_batch, 10},
+    {"_clbayes_cpp_glm_row_grid", (DL_FUNC) &_clbayes_cpp_glm_row_grid, 6},
     {"_clbayes_cpp_gpu_matrix", (DL_FUNC) &_clbayes_cpp_gpu_matrix, 2},
     {"_clbayes_cpp_as_matrix", (DL_FUNC) &_clbayes_cpp_as_matrix, 1},
     {"_clbayes_cpp_dim", (DL_FUNC) &_clbayes_cpp_dim, 1},

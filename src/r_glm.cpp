@@ -1,7 +1,12 @@
 // Glue for gpu_glm_lp and gpu_glm_data (R/glm.R): R objects in, the core's
-// glm::glm_lp, R objects out.
+// glm::glm_lp (one parameter vector) or glm::glm_lp_batch (P of them), R
+// objects out.
 
+#include "glue_eigen.hpp"
 #include "glue_models.hpp"
+
+#include <clbayes/glm/glm_batch.hpp>
+#include <clbayes/glm/row_grid.hpp>
 
 namespace glm = clbayes::glm;
 
@@ -69,4 +74,58 @@ bool cpp_glm_data_on_device(SEXP ptr) {
   as_glm_data(ptr);
   return false;
 #endif
+}
+
+// P points of a scalar family (glm::glm_lp_batch): alpha and extra have P
+// values (R recycles them), beta is k x P. pass_rows and fused pick the
+// device variant (glm::glm_batch_launch; the tests run each one).
+// [[Rcpp::export(.cpp_glm_lp_batch)]]
+Rcpp::List cpp_glm_lp_batch(SEXP data, std::string family, Rcpp::NumericVector alpha,
+                            Rcpp::NumericMatrix beta, Rcpp::NumericVector extra,
+                            bool gradient, bool propto, bool use_device, int pass_rows = 0,
+                            bool fused = false) {
+#ifndef CLBAYES_OPENCL
+  if (use_device) glue::stop_no_opencl();
+#endif
+  const glm::glm_data& d = as_glm_data(data);
+  const int P = beta.ncol();
+  if (beta.nrow() != d.k || alpha.size() != P || (extra.size() != 0 && extra.size() != P))
+    Rcpp::stop("`beta` must be ncol(x) x P with P values of `alpha` (and of sigma / phi)");
+  glm::glm_batch_params p;
+  p.fam = glm::parse_family(family);
+  p.n_points = P;
+  p.alpha = alpha.begin();
+  p.beta = beta.begin();
+  p.extra = extra.size() > 0 ? extra.begin() : nullptr;
+  glm::glm_batch_launch tune;
+  tune.pass_rows = pass_rows;
+  tune.fused = fused;
+  const glm::glm_batch_result r = glm::glm_lp_batch(d, p, gradient, propto, use_device, tune);
+  Rcpp::NumericVector value(r.value.data(), r.value.data() + P);
+  if (!gradient) return Rcpp::List::create(Rcpp::Named("value") = value);
+  return Rcpp::List::create(
+      Rcpp::Named("value") = value,
+      Rcpp::Named("alpha") = Rcpp::NumericVector(r.d_alpha.data(), r.d_alpha.data() + P),
+      Rcpp::Named("beta") = glue::as_r(r.d_beta),
+      Rcpp::Named("extra") =
+          Rcpp::NumericVector(r.d_extra.data(), r.d_extra.data() + r.d_extra.size()));
+}
+
+// The row math of a scalar family at (y, eta, extra), by the C++ twin or on
+// the device (glm::row_grid): an m x 3 matrix of lp, d / d eta, d / d extra.
+// For the tests only.
+// [[Rcpp::export(.cpp_glm_row_grid)]]
+Rcpp::NumericMatrix cpp_glm_row_grid(std::string family, Rcpp::NumericVector y,
+                                     Rcpp::NumericVector eta, Rcpp::NumericVector extra,
+                                     bool propto, bool use_device) {
+#ifndef CLBAYES_OPENCL
+  if (use_device) glue::stop_no_opencl();
+#endif
+  const int m = static_cast<int>(y.size());
+  if (eta.size() != m || extra.size() != m)
+    Rcpp::stop("`y`, `eta` and `extra` must have the same length");
+  Rcpp::NumericMatrix out(m, 3);
+  glm::row_grid(glm::parse_family(family), y.begin(), eta.begin(), extra.begin(), m, propto,
+                use_device, out.begin());
+  return out;
 }

@@ -83,3 +83,65 @@ for (family in names(data)) {
   }
   cat(sprintf("| %s | %.1e | %.3f | %.3f | %.2f |%s\n", family, err, t_r, t_c, t_r / t_c, dev))
 }
+
+# P points per call (a k x P beta, the sampler's batch) against P separate
+# calls, on the CPU path (and the device when there is one), value +
+# gradient, for each family: issue 15's dev target is P = 64 at 2e4 x 20.
+#   points: Rscript inst/bench/bench_glm.R [n k reps [pn pk P]]
+pn <- if (length(args) >= 4) args[4] else 2e4
+pk <- if (length(args) >= 5) args[5] else 20
+P <- if (length(args) >= 6) args[6] else 64
+set.seed(2)
+px <- matrix(rnorm(pn * pk), pn, pk)
+pb <- matrix(rnorm(pk * P) * 0.5 / sqrt(pk), pk, P)
+pa <- rnorm(P, 0.3, 0.05)
+peta <- drop(0.3 + px %*% pb[, 1])
+pdata <- list(
+  normal_id = rnorm(pn, peta, 1.3),
+  bernoulli_logit = rbinom(pn, 1, plogis(peta)),
+  poisson_log = rpois(pn, exp(peta)),
+  neg_binomial_2_log = rnbinom(pn, mu = exp(peta), size = 2.5)
+)
+pextra <- function(family, v) {
+  switch(family, normal_id = list(sigma = v), neg_binomial_2_log = list(phi = v), list())
+}
+batch_call <- function(family, xx, y, backend) {
+  args <- c(list(x = xx, alpha = pa, beta = pb, family = family, gradient = TRUE,
+                 backend = backend), pextra(family, rep(1.3, P)))
+  if (!inherits(xx, "gpu_glm_data")) args$y <- y
+  do.call(gpu_glm_lp, args)
+}
+loop_call <- function(family, xx, y, backend) {
+  for (j in seq_len(P)) {
+    args <- c(list(x = xx, alpha = pa[j], beta = pb[, j], family = family, gradient = TRUE,
+                   backend = backend), pextra(family, 1.3))
+    if (!inherits(xx, "gpu_glm_data")) args$y <- y
+    do.call(gpu_glm_lp, args)
+  }
+}
+cat(sprintf("\nP = %d points per call, n = %d, k = %d, value + gradient, fastest of %d interleaved runs; %d cores\n\n",
+            P, pn, pk, reps, parallel::detectCores()))
+cat("| family | backend | batch ms | ", P, " calls ms | calls / batch | max rel diff |\n", sep = "")
+cat("|---|---|---:|---:|---:|---:|\n")
+for (family in names(pdata)) {
+  y <- pdata[[family]]
+  for (backend in c("cpu", if (gpu_available()) "opencl")) {
+    xx <- if (backend == "cpu") px else gpu_glm_data(px, y)
+    b <- batch_call(family, xx, y, backend)
+    one <- vapply(seq_len(P), function(j) {
+      args <- c(list(x = px, y = y, alpha = pa[j], beta = pb[, j], family = family,
+                     backend = "cpu"), pextra(family, 1.3))
+      do.call(gpu_glm_lp, args)
+    }, numeric(1))
+    diff <- max(abs(as.numeric(b) - one) / abs(one))
+    # interleaved, fastest of reps: on a shared machine the minimum is the
+    # least disturbed estimate of each
+    t <- replicate(reps, c(
+      system.time(batch_call(family, xx, y, backend))[["elapsed"]],
+      system.time(loop_call(family, xx, y, backend))[["elapsed"]]))
+    t_b <- 1000 * min(t[1, ])
+    t_l <- 1000 * min(t[2, ])
+    cat(sprintf("| %s | %s | %.3f | %.3f | %.2f | %.1e |\n", family, backend, t_b, t_l,
+                t_l / t_b, diff))
+  }
+}

@@ -12,6 +12,13 @@
 // --tile-rows R --tile-gpc U --tile-max-lpi L. Of the row-block kernel
 // (glm::glm_launch): --rows R --chunk C --max-group G --groups-per-cu U
 // --max-chunk M; of both: --reduce-group W.
+//   ./bench_glm --points 1,8,64,256,1024 [--n N] [--k K] [--variants V,...]
+//                                    P points per call (glm_lp_batch, the
+//                                    sampler's batch): bernoulli_logit (or
+//                                    --family) at N x K (default 10^6 x 100),
+//                                    each variant checked against the CPU path
+//                                    on the first min(N, 20000) rows, then
+//                                    timed; see points_main() for variants
 //   ./bench_glm --tune               first sweeps the tiled knobs on
 //                                    bernoulli_logit 10^6 x 100 (or the first
 //                                    NxK given), then runs the cases with the
@@ -23,6 +30,7 @@
 // device (parameters up, partial sums down, as in an MCMC step); "+ upload"
 // adds copying x and y to the device. GB/s counts the bytes of x read once.
 
+#include <clbayes/glm/glm_batch.hpp>
 #include <clbayes/glm/glm_lp.hpp>
 #include <clbayes/opencl.hpp>
 
@@ -218,6 +226,183 @@ glm::glm_launch sweep_tiled(const problem& pr, const glm::glm_result& cpu,
   return base;
 }
 
+
+// ---- P points per call (glm_lp_batch) ----
+
+struct points_problem {
+  problem base;  // x, y and the first point
+  int P = 0;
+  std::vector<double> alpha, beta, extra;  // P, k x P, P (or none)
+  glm::glm_batch_params params() const {
+    glm::glm_batch_params p;
+    p.fam = base.fam;
+    p.n_points = P;
+    p.alpha = alpha.data();
+    p.beta = beta.data();
+    p.extra = extra.empty() ? nullptr : extra.data();
+    return p;
+  }
+};
+
+// The data of make_problem; the P points scattered around its parameters,
+// as chains around a posterior mode.
+points_problem make_points(family fam, int n, int k, int P, unsigned seed) {
+  points_problem pp;
+  pp.base = make_problem(fam, n, k, seed);
+  pp.P = P;
+  std::mt19937_64 rng(seed + 1);
+  std::normal_distribution<double> norm;
+  const double s = 0.05 / std::sqrt(static_cast<double>(std::max(k, 1)));
+  for (int j = 0; j < P; ++j) {
+    pp.alpha.push_back(pp.base.alpha[0] + 0.05 * norm(rng));
+    for (int i = 0; i < k; ++i) pp.beta.push_back(pp.base.beta[i] + s * norm(rng));
+    if (!pp.base.extra.empty()) pp.extra.push_back(pp.base.extra[0] * std::exp(0.05 * norm(rng)));
+  }
+  return pp;
+}
+
+double max_rel_error(const glm::glm_batch_result& a, const glm::glm_batch_result& b) {
+  auto worst = [](const Eigen::MatrixXd& u, const Eigen::MatrixXd& v) {
+    if (v.size() == 0) return 0.0;
+    return (u - v).cwiseAbs().maxCoeff() / std::max(1.0, v.cwiseAbs().maxCoeff());
+  };
+  double e = worst(a.value, b.value);
+  e = std::max(e, worst(a.d_alpha, b.d_alpha));
+  e = std::max(e, worst(a.d_beta, b.d_beta));
+  return std::max(e, worst(a.d_extra, b.d_extra));
+}
+
+// One way to evaluate P points on the device.
+struct points_variant {
+  std::string name;
+  glm::glm_batch_launch launch;
+  bool loop = false;  // P calls of the single-point kernel instead
+};
+
+// Variants by name: "batch" (the default launch), "gemm1" (P = 1 through
+// the GEMMs instead of the fused kernel), "passes" (passes over blocks of
+// rows whose rows x P block of eta / D is 16 or 64 MB: in or near the
+// device's cache between the three steps), "splits" (split-k of X' D fixed
+// at 8 and 32), "fused" (glm_batch_fused: no GEMMs, x read once per chunk
+// of points, FMA units; tiles of 32 rows x 8 points and 16 x 16), "loop" (P
+// calls of today's single-point kernel, P <= 256).
+std::vector<points_variant> points_variants(const std::vector<std::string>& names, int P,
+                                            const glm::glm_batch_launch& base) {
+  std::vector<points_variant> v;
+  auto want = [&](const char* n) {
+    for (const std::string& s : names)
+      if (s == n || s == "all") return true;
+    return false;
+  };
+  if (want("batch")) v.push_back({"batch", base});
+  if (want("gemm1") && P == 1) {
+    points_variant g{"gemm (P = 1)", base};
+    g.launch.fused_single = false;
+    v.push_back(g);
+  }
+  if (want("passes") && P > 1)
+    for (int mb : {16, 64}) {  // the rows x P block in about mb MB (L2: 50 MB on the H200)
+      const int rows = std::max(1024, static_cast<int>((mb << 20) / (8LL * P)));
+      points_variant g{"passes of " + std::to_string(rows) + " rows (" + std::to_string(mb) +
+                           " MB blocks)",
+                       base};
+      g.launch.pass_rows = rows;
+      v.push_back(g);
+    }
+  if (want("splits") && P > 1)
+    for (int sp : {8, 32}) {
+      points_variant g{"split-k " + std::to_string(sp), base};
+      g.launch.splits = sp;
+      v.push_back(g);
+    }
+  if (want("fused") && P > 1)
+    for (auto tp : {std::make_pair(32, 8), std::make_pair(16, 16)}) {
+      points_variant g{"fused, tiles " + std::to_string(tp.first) + " rows x " +
+                           std::to_string(tp.second) + " points",
+                       base};
+      g.launch.fused = true;
+      g.launch.fused_rows = tp.first;
+      g.launch.fused_points = tp.second;
+      v.push_back(g);
+    }
+  if (want("loop") && P > 1 && P <= 256) {
+    points_variant g{"loop of single calls", base};
+    g.loop = true;
+    v.push_back(g);
+  }
+  return v;
+}
+
+glm::glm_batch_result run_variant(const points_variant& v, const glm::glm_data_cl& data,
+                                  const points_problem& pp, bool gradient) {
+  const glm::glm_batch_params p = pp.params();
+  if (!v.loop) return glm::glm_lp_batch_opencl(data, p, gradient, false, v.launch);
+  glm::glm_batch_result res = glm::zero_batch_result(p, data.k, gradient);
+  for (int j = 0; j < p.n_points; ++j) {
+    glm::glm_batch_params one = p;
+    one.n_points = 1;
+    one.alpha += j;
+    one.beta += static_cast<std::size_t>(j) * data.k;
+    if (one.extra != nullptr) one.extra += j;
+    glm::glm_batch_launch fused = v.launch;
+    fused.fused_single = true;
+    const glm::glm_batch_result r = glm::glm_lp_batch_opencl(data, one, gradient, false, fused);
+    res.value[j] = r.value[0];
+    if (!gradient) continue;
+    res.d_alpha[j] = r.d_alpha[0];
+    res.d_beta.col(j) = r.d_beta.col(0);
+    if (one.extra != nullptr) res.d_extra[j] = r.d_extra[0];
+  }
+  return res;
+}
+
+// The sweep over P: every variant checked on the first rows, then timed
+// at full size (data resident, value + gradient and value alone).
+int points_main(const std::vector<int>& points, family fam, int n, int k, int reps,
+                const std::vector<std::string>& variants, const glm::glm_batch_launch& base) {
+  auto& ctx = clbayes::opencl::context::instance();
+  if (!ctx.selected()) {
+    std::fprintf(stderr, "--points needs an OpenCL device\n");
+    return 1;
+  }
+  const int n_check = std::min(n, 20000);
+  std::printf("device: %s\n", ctx.info().name.c_str());
+  std::printf("%s, n = %d, k = %d, data resident; median of %d runs; check on the first %d "
+              "rows against the CPU path; GB/s counts one read of x, TFLOP/s 4 n k P "
+              "(X B and X' D)\n\n",
+              family_name(fam), n, k, reps, n_check);
+  std::printf("| P | variant | max rel err | lp+grad ms | GB/s | TFLOP/s | lp ms | "
+              "ms per point |\n|---:|---|---:|---:|---:|---:|---:|---:|\n");
+  for (int P : points) {
+    const points_problem small = make_points(fam, n_check, k, P, 42);
+    const glm::glm_batch_result cpu =
+        glm::glm_lp_batch_cpu(small.base.x.data(), small.base.y.data(), n_check, k,
+                              small.params(), true, false);
+    glm::glm_data_cl small_data =
+        glm::to_glm_data_cl(small.base.x.data(), small.base.y.data(), n_check, k);
+    const points_problem big = n == n_check ? points_problem() : make_points(fam, n, k, P, 42);
+    const points_problem& pp = n == n_check ? small : big;
+    glm::glm_data_cl data = glm::to_glm_data_cl(pp.base.x.data(), pp.base.y.data(), n, k);
+    for (const points_variant& v : points_variants(variants, P, base)) {
+      double err = NAN, t = NAN, tv = NAN;
+      try {
+        err = max_rel_error(run_variant(v, small_data, small, true), cpu);
+        t = median_ms(reps, [&] { run_variant(v, data, pp, true); });
+        tv = median_ms(reps, [&] { run_variant(v, data, pp, false); });
+      } catch (const std::exception& e) {
+        std::printf("| %d | %s | failed: %s | | | | | |\n", P, v.name.c_str(), e.what());
+        continue;
+      }
+      const double gb = 8.0 * n * k / 1e9, tf = 4.0 * n * k * P / 1e12;
+      std::printf("| %d | %s | %.1e | %.3f | %.1f | %.3g | %.3f | %.4f |\n", P, v.name.c_str(),
+                  err, t, gb / (t / 1e3), tf / (t / 1e3), tv, t / P);
+      std::fflush(stdout);
+      if (!(err <= 1e-10)) std::printf("WARNING: device and CPU differ by %.2e\n", err);
+    }
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -226,6 +411,20 @@ int main(int argc, char** argv) {
   std::string only;
   glm::glm_launch tune;
   std::vector<std::pair<int, int>> sizes;
+  std::vector<int> points;
+  std::vector<std::string> variants = {"batch"};
+  glm::glm_batch_launch batch_tune;
+  int points_n = 1000000, points_k = 100;
+  auto split_list = [](const std::string& s) {
+    std::vector<std::string> out;
+    std::size_t at = 0;
+    while (at <= s.size()) {
+      const std::size_t comma = std::min(s.find(',', at), s.size());
+      out.push_back(s.substr(at, comma - at));
+      at = comma + 1;
+    }
+    return out;
+  };
   for (int a = 1; a < argc; ++a) {
     std::string s = argv[a];
     auto next = [&]() -> const char* {
@@ -234,6 +433,16 @@ int main(int argc, char** argv) {
     };
     if (s == "--reps") reps = std::atoi(next());
     else if (s == "--tune") tune_run = true;
+    else if (s == "--points") {
+      for (const std::string& v : split_list(next())) points.push_back(std::atoi(v.c_str()));
+    }
+    else if (s == "--variants") variants = split_list(next());
+    else if (s == "--n") points_n = std::atoi(next());
+    else if (s == "--k") points_k = std::atoi(next());
+    else if (s == "--pass-rows") batch_tune.pass_rows = std::atoi(next());
+    else if (s == "--splits") batch_tune.splits = std::atoi(next());
+    else if (s == "--batch-group") batch_tune.group = std::atoi(next());
+    else if (s == "--batch-gpc") batch_tune.groups_per_cu = std::atoi(next());
     else if (s == "--family") only = next();
     else if (s == "--rows") tune.rows = std::atoi(next());
     else if (s == "--chunk") tune.chunk = std::atoi(next());
@@ -248,6 +457,9 @@ int main(int argc, char** argv) {
     else {
       int n = 0, k = 0;
       if (std::sscanf(s.c_str(), "%dx%d", &n, &k) != 2 || n < 1 || k < 1) {
+        std::fprintf(stderr, "usage: %s [--points P,... [--n N] [--k K] [--variants "
+                             "batch,gemm1,passes,splits,fused,loop|all] [--pass-rows R] [--splits S] "
+                             "[--batch-group G] [--batch-gpc U]]\n", argv[0]);
         std::fprintf(stderr, "usage: %s [--tune] [--reps R] [--family F] [--tile-group G] "
                              "[--tile-rows R] [--tile-gpc U] [--tile-max-lpi L] [--rows R] "
                              "[--chunk C] [--max-group G] [--groups-per-cu U] [--reduce-group W] "
@@ -258,6 +470,20 @@ int main(int argc, char** argv) {
     }
   }
   if (reps < 1) reps = 1;
+  if (!points.empty()) {
+    try {
+      for (int P : points)
+        if (P < 1 || points_n < 1 || points_k < 1) {
+          std::fprintf(stderr, "--points, --n and --k must be positive\n");
+          return 2;
+        }
+      return points_main(points, only.empty() ? family::bernoulli_logit : glm::parse_family(only),
+                         points_n, points_k, reps, variants, batch_tune);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "error: %s\n", e.what());
+      return 1;
+    }
+  }
   std::vector<std::pair<family, std::pair<int, int>>> cases;
   const family all[] = {family::normal_id, family::bernoulli_logit, family::poisson_log,
                         family::neg_binomial_2_log, family::categorical_logit,

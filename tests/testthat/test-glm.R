@@ -361,3 +361,219 @@ test_that("the device path checks y against the family on resident data", {
                "`sigma` must be positive")
   expect_true(is.finite(gpu_glm_lp(x = h, alpha = 0, beta = c(1, 1), family = "poisson_log")))
 })
+
+# ---- P points per call (a k x P beta) ----
+
+# Data for P points of a scalar family, and each point's value and gradient
+# from base R: densities from dnorm / dbinom / dpois / dnbinom, gradients
+# in closed form (d alpha = sum d, d beta = x' d with d = d lp / d eta).
+sim_points <- function(family, n, k, P, seed = 1) {
+  set.seed(seed)
+  x <- matrix(rnorm(n * k), n, k)
+  beta <- matrix(rnorm(k * P) * 0.3, k, P)
+  alpha <- rnorm(P, 0.2, 0.3)
+  extra <- switch(family, normal_id = runif(P, 0.5, 2), neg_binomial_2_log = runif(P, 0.7, 5))
+  eta <- drop(x %*% beta[, 1]) + alpha[1]
+  y <- switch(family,
+    normal_id = rnorm(n, eta, 1.2),
+    bernoulli_logit = rbinom(n, 1, plogis(eta)),
+    poisson_log = rpois(n, exp(eta)),
+    neg_binomial_2_log = rnbinom(n, mu = exp(eta), size = 2)
+  )
+  list(y = y, x = x, alpha = alpha, beta = beta, extra = extra)
+}
+
+ref_point <- function(family, y, x, alpha, beta, extra) {
+  eta <- alpha + drop(x %*% beta)
+  mu <- exp(eta)
+  switch(family,
+    normal_id = list(value = sum(dnorm(y, eta, extra, log = TRUE)),
+                     d = (y - eta) / extra^2,
+                     extra = sum(((y - eta)^2 / extra^2 - 1) / extra)),
+    bernoulli_logit = list(value = sum(dbinom(y, 1, plogis(eta), log = TRUE)),
+                           d = y - plogis(eta)),
+    poisson_log = list(value = sum(dpois(y, mu, log = TRUE)), d = y - mu),
+    neg_binomial_2_log = list(
+      value = sum(dnbinom(y, mu = mu, size = extra, log = TRUE)),
+      d = y - (y + extra) * mu / (mu + extra),
+      extra = sum(1 - (y + extra) / (mu + extra) + log(extra) - log(mu + extra) +
+                    digamma(y + extra) - digamma(extra)))
+  )
+}
+
+scalar_families <- c("normal_id", "bernoulli_logit", "poisson_log", "neg_binomial_2_log")
+
+call_points <- function(d, family, ...) {
+  args <- list(y = d$y, x = d$x, alpha = d$alpha, beta = d$beta, family = family, ...)
+  if (!is.null(extra_arg(family))) args[[extra_arg(family)]] <- d$extra
+  do.call(gpu_glm_lp, args)
+}
+
+test_that("P points: values and gradients match base R for every scalar family", {
+  for (be in backends()) for (family in scalar_families) for (P in c(3, 64)) {
+    d <- sim_points(family, n = 97, k = 4, P = P, seed = P)
+    got <- call_points(d, family, gradient = TRUE, backend = be)
+    g <- attr(got, "gradient")
+    lab <- sprintf("%s P = %d %s", family, P, be)
+    expect_length(got, P)
+    expect_equal(dim(g$beta), c(4L, P), label = lab)
+    expect_setequal(names(g), c("alpha", "beta", extra_arg(family)))
+    for (j in seq_len(P)) {
+      r <- ref_point(family, d$y, d$x, d$alpha[j], d$beta[, j], d$extra[j])
+      expect_equal(got[j], r$value, tolerance = 1e-12, label = paste(lab, "value", j))
+      expect_equal(g$alpha[j], sum(r$d), tolerance = 1e-10, label = paste(lab, "alpha", j))
+      expect_equal(g$beta[, j], drop(crossprod(d$x, r$d)), tolerance = 1e-10,
+                   label = paste(lab, "beta", j))
+      if (!is.null(extra_arg(family))) {
+        expect_equal(g[[extra_arg(family)]][j], r$extra, tolerance = 1e-10,
+                     label = paste(lab, extra_arg(family), j))
+      }
+    }
+  }
+})
+
+test_that("P points: gradients match finite differences of the base R density", {
+  for (be in backends()) for (family in scalar_families) {
+    d <- sim_points(family, n = 41, k = 2, P = 3, seed = 7)
+    g <- attr(call_points(d, family, gradient = TRUE, backend = be), "gradient")
+    j <- 2
+    f <- function(v) ref_point(family, d$y, d$x, v[1], v[2:3], v[4])$value
+    fd <- fd_grad(f, c(d$alpha[j], d$beta[, j], if (is.null(d$extra)) 1 else d$extra[j]))
+    got <- c(g$alpha[j], g$beta[, j], if (!is.null(d$extra)) g[[extra_arg(family)]][j])
+    expect_equal(got, fd[seq_along(got)], tolerance = 1e-6, label = paste(family, be))
+  }
+})
+
+test_that("P points: alpha and sigma / phi of length 1 are recycled; propto", {
+  d <- sim_points("neg_binomial_2_log", n = 50, k = 3, P = 5, seed = 3)
+  one <- gpu_glm_lp(d$y, d$x, 0.4, d$beta, "neg_binomial_2_log", phi = 2, backend = "cpu")
+  for (j in 1:5) {
+    expect_equal(one[j], sum(dnbinom(d$y, mu = exp(0.4 + d$x %*% d$beta[, j]), size = 2,
+                                     log = TRUE)), tolerance = 1e-12)
+  }
+  part <- gpu_glm_lp(d$y, d$x, 0.4, d$beta, "neg_binomial_2_log", phi = 2, propto = TRUE,
+                     backend = "cpu")
+  expect_equal(one - part, rep(-sum(lgamma(d$y + 1)), 5), tolerance = 1e-10)
+})
+
+test_that("P points: a gpu_glm_data object and the device agree with the CPU path", {
+  skip_if_no_device()
+  for (family in scalar_families) {
+    d <- sim_points(family, n = 3001, k = 5, P = 6, seed = 5)
+    h <- gpu_glm_data(d$x, d$y)
+    args <- list(x = h, alpha = d$alpha, beta = d$beta, family = family, gradient = TRUE,
+                 backend = "opencl")
+    if (!is.null(extra_arg(family))) args[[extra_arg(family)]] <- d$extra
+    dev <- do.call(gpu_glm_lp, args)
+    cpu <- call_points(d, family, gradient = TRUE, backend = "cpu")
+    expect_true(rel_close(as.numeric(dev), as.numeric(cpu)), label = paste(family, "value"))
+    for (nm in names(attr(cpu, "gradient"))) {
+      expect_true(rel_close(attr(dev, "gradient")[[nm]], attr(cpu, "gradient")[[nm]]),
+                  label = paste(family, nm))
+    }
+  }
+})
+
+test_that("every device variant of the batch agrees with the CPU path", {
+  # passes over blocks of rows (partial sums and X' D added over passes) and
+  # the fused kernel without the GEMMs, with a ragged last block and chunk
+  skip_if_no_device()
+  for (family in scalar_families) {
+    d <- sim_points(family, n = 2500, k = 6, P = 11, seed = 9)
+    ex <- if (is.null(d$extra)) numeric() else d$extra
+    cpu <- clbayes:::.cpp_glm_lp_batch(clbayes:::.cpp_glm_data(d$x, d$y, FALSE, TRUE), family,
+                                       d$alpha, d$beta, ex, TRUE, FALSE, FALSE)
+    h <- clbayes:::.cpp_glm_data(d$x, d$y, TRUE, TRUE)
+    for (v in list(list(pass = 1024L, fused = FALSE), list(pass = 0L, fused = TRUE))) {
+      for (gradient in c(TRUE, FALSE)) {
+        dev <- clbayes:::.cpp_glm_lp_batch(h, family, d$alpha, d$beta, ex, gradient, FALSE,
+                                           TRUE, v$pass, v$fused)
+        lab <- sprintf("%s pass %d fused %s gradient %s", family, v$pass, v$fused, gradient)
+        expect_equal(names(dev), if (gradient) names(cpu) else "value", label = lab)
+        for (nm in names(dev)) {
+          expect_equal(length(dev[[nm]]), length(cpu[[nm]]), label = paste(lab, nm))
+          if (length(cpu[[nm]])) {
+            expect_true(rel_close(dev[[nm]], cpu[[nm]]), label = paste(lab, nm))
+          }
+        }
+      }
+    }
+  }
+})
+
+test_that("P points with no predictors (k = 0): alpha alone", {
+  y <- rep(0:1, 25)
+  x <- matrix(numeric(), 50, 0)
+  a <- c(-0.5, 0, 1.2)
+  for (be in backends()) {
+    v <- gpu_glm_lp(y, x, a, matrix(numeric(), 0, 3), "bernoulli_logit", gradient = TRUE,
+                    backend = be)
+    expect_equal(as.numeric(v), vapply(a, function(ai) sum(dbinom(y, 1, plogis(ai), log = TRUE)),
+                                       numeric(1)), tolerance = 1e-12, label = be)
+    expect_equal(attr(v, "gradient")$alpha, vapply(a, function(ai) sum(y - plogis(ai)),
+                                                   numeric(1)), tolerance = 1e-12, label = be)
+    expect_equal(dim(attr(v, "gradient")$beta), c(0L, 3L), label = be)
+  }
+})
+
+test_that("one point through the batched core equals the single-point call", {
+  # P = 1 of glm_lp_batch: the fused single-point kernel on the device
+  d <- sim_points("normal_id", n = 301, k = 3, P = 1, seed = 8)
+  for (be in backends()) {
+    h <- clbayes:::.cpp_glm_data(d$x, d$y, be == "opencl", TRUE)
+    got <- clbayes:::.cpp_glm_lp_batch(h, "normal_id", d$alpha, d$beta, d$extra, TRUE,
+                                       FALSE, be == "opencl")
+    r <- ref_point("normal_id", d$y, d$x, d$alpha, d$beta[, 1], d$extra)
+    expect_equal(got$value, r$value, tolerance = 1e-12, label = be)
+    expect_equal(drop(got$beta), drop(crossprod(d$x, r$d)), tolerance = 1e-10, label = be)
+    expect_equal(got$extra, r$extra, tolerance = 1e-10, label = be)
+  }
+})
+
+test_that("P points: bad input names the argument, the sizes and the column", {
+  d <- sim_points("bernoulli_logit", n = 20, k = 3, P = 4)
+  lp <- function(...) gpu_glm_lp(d$y, d$x, ..., backend = "cpu")
+  expect_error(lp(0, matrix(0, 2, 4), "bernoulli_logit"),
+               "`beta` must have one row per column of `x` \\(3\\), not 2 rows")
+  expect_error(lp(c(0, 0), d$beta, "bernoulli_logit"),
+               "`alpha` must be a single number or one per column of `beta` \\(4\\), not of length 2")
+  b <- d$beta; b[2, 3] <- NA
+  expect_error(lp(0, b, "bernoulli_logit"), "`beta` must be finite: column 3")
+  b[2, 3] <- Inf
+  expect_error(lp(0, b, "bernoulli_logit"), "`beta` must be finite: column 3")
+  expect_error(lp(c(0, 0, NaN, 0), d$beta, "bernoulli_logit"), "`alpha` must be finite: column 3")
+  expect_error(lp(0, d$beta, "normal_id", sigma = c(1, 1, 1, Inf)),
+               "`sigma` must be finite: column 4")
+  expect_error(lp(0, d$beta, "normal_id", sigma = c(1, -1, 1, 1)),
+               "`sigma` must be positive: column 2")
+  expect_error(lp(0, d$beta, "neg_binomial_2_log", phi = c(1, 2)),
+               "`phi` must be a single number or one per column of `beta` \\(4\\)")
+  expect_error(lp(0, d$beta, "normal_id"), "`sigma` must be given")
+  expect_error(gpu_glm_lp(d$y + 1, d$x, beta = d$beta, family = "ordered_logistic",
+                          cuts = 0, backend = "cpu"),
+               "take one parameter vector per call")
+})
+
+test_that("the row math of the kernels equals its C++ twin on a grid", {
+  skip_if_no_device()
+  grid <- expand.grid(y = c(0, 1, 2, 7, 40), eta = c(-30, -3, -0.2, 0, 0.4, 5, 30),
+                      ex = c(0.05, 1, 3.5, 200))
+  for (family in scalar_families) {
+    y <- if (family == "bernoulli_logit") pmin(grid$y, 1) else grid$y
+    y <- if (family == "normal_id") y - 1.5 else y
+    for (propto in c(FALSE, TRUE)) {
+      cpu <- clbayes:::.cpp_glm_row_grid(family, y, grid$eta, grid$ex, propto, FALSE)
+      dev <- clbayes:::.cpp_glm_row_grid(family, y, grid$eta, grid$ex, propto, TRUE)
+      expect_true(all(is.finite(cpu)), label = family)
+      expect_equal(dev, cpu, tolerance = 1e-13, label = paste(family, propto))
+    }
+  }
+})
+
+test_that("y outside the support is reported as R prints numbers", {
+  x <- matrix(1, 3, 1)
+  expect_error(gpu_glm_lp(c(0, 4, 1), x, 0, 1, "bernoulli_logit", backend = "cpu"),
+               "[0, 4]", fixed = TRUE)
+  expect_error(gpu_glm_lp(c(0.5, 2, 1), x, 0, 1, "poisson_log", backend = "cpu"),
+               "[0.5, 2], not all whole numbers", fixed = TRUE)
+})

@@ -9,6 +9,7 @@
 #include "../error.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -25,27 +26,43 @@ enum class family : int {
   ordered_logistic = 5
 };
 
+/** The one table of families: name, extra parameter ("sigma", "phi",
+ *  "cuts" or ""), and whether the family has one linear predictor (and so
+ *  a batched form, glm/glm_batch.hpp). Indexed by the enum's number. */
+struct family_info {
+  family fam;
+  const char* name;
+  const char* extra;
+  bool scalar;
+};
+inline constexpr family_info family_table[] = {
+    {family::normal_id, "normal_id", "sigma", true},
+    {family::bernoulli_logit, "bernoulli_logit", "", true},
+    {family::poisson_log, "poisson_log", "", true},
+    {family::neg_binomial_2_log, "neg_binomial_2_log", "phi", true},
+    {family::categorical_logit, "categorical_logit", "", false},
+    {family::ordered_logistic, "ordered_logistic", "cuts", false}};
+
+inline const family_info& info_of(family f) { return family_table[static_cast<int>(f)]; }
+
 inline family parse_family(const std::string& name) {
-  if (name == "normal_id") return family::normal_id;
-  if (name == "bernoulli_logit") return family::bernoulli_logit;
-  if (name == "poisson_log") return family::poisson_log;
-  if (name == "neg_binomial_2_log") return family::neg_binomial_2_log;
-  if (name == "categorical_logit") return family::categorical_logit;
-  if (name == "ordered_logistic") return family::ordered_logistic;
-  throw invalid_argument("family", "must be one of \"normal_id\", \"bernoulli_logit\", "
-                                   "\"poisson_log\", \"neg_binomial_2_log\", "
-                                   "\"categorical_logit\", \"ordered_logistic\", not \"" +
-                                       name + "\"");
+  std::string all;
+  for (const family_info& fi : family_table) {
+    if (name == fi.name) return fi.fam;
+    all += std::string(all.empty() ? "" : ", ") + "\"" + fi.name + "\"";
+  }
+  throw invalid_argument("family", "must be one of " + all + ", not \"" + name + "\"");
 }
 
 /** Name of the family's extra parameter: "sigma", "phi", "cuts" or "". */
-inline const char* extra_name(family f) {
-  switch (f) {
-    case family::normal_id: return "sigma";
-    case family::neg_binomial_2_log: return "phi";
-    case family::ordered_logistic: return "cuts";
-    default: return "";
-  }
+inline const char* extra_name(family f) { return info_of(f).extra; }
+
+/** A number as R prints it (7 significant digits, %g): 4 is "4", not
+ *  "4.000000". */
+inline std::string format_number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.7g", v);
+  return buf;
 }
 
 /** The parameters of one evaluation. Pointers are borrowed, column-major.
@@ -155,8 +172,8 @@ inline void check_glm_y(const glm_params& p, const y_summary& s, int n) {
   auto range = [&](double lo, double hi, const char* what) {
     if (!s.whole || s.min < lo || s.max > hi)
       throw invalid_argument("y", std::string("must be ") + what + " (it has values in [" +
-                                      std::to_string(s.min) + ", " +
-                                      std::to_string(s.max) + "]" +
+                                      format_number(s.min) + ", " +
+                                      format_number(s.max) + "]" +
                                       (s.whole ? "" : ", not all whole numbers") + ")");
   };
   switch (p.fam) {

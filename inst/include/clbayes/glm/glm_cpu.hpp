@@ -48,6 +48,14 @@ inline glm_result glm_lp_cpu(const double* x, const double* y, int n, int k,
   double lp = 0;
   const bool alpha_per_row = p.fam != family::categorical_logit && p.n_alpha > 1;
   const bool extra_per_row = p.n_extra > 1 && p.fam != family::ordered_logistic;
+  // sigma | phi terms: once for a scalar, per row for one value per row
+  auto terms_of = [&](double v) {
+    return p.fam == family::normal_id ? math::normal_terms(v) : math::neg_binomial_terms(v);
+  };
+  const bool scalar_extra = p.fam == family::normal_id || p.fam == family::neg_binomial_2_log;
+  const math::extra_terms shared_terms =
+      scalar_extra && p.n_extra == 1 ? terms_of(p.extra[0]) : math::extra_terms();
+  math::extra_terms row_terms;
 
   for (int i0 = 0; i0 < n; i0 += rows) {
     if ((i0 / rows) % 64 == 63) check_interrupt();
@@ -90,13 +98,15 @@ inline glm_result glm_lp_cpu(const double* x, const double* y, int n, int k,
         }
         default: {
           const double e = eta(r, 0) + p.alpha[alpha_per_row ? i : 0];
-          const double ex = p.n_extra > 0 ? p.extra[extra_per_row ? i : 0] : 0.0;
+          const math::extra_terms& ex =
+              extra_per_row ? (row_terms = terms_of(p.extra[i])) : shared_terms;
           math::row_value v;
           switch (p.fam) {
             case family::normal_id: v = math::normal_id(y[i], e, ex, propto); break;
             case family::bernoulli_logit: v = math::bernoulli_logit(y[i], e); break;
             case family::poisson_log: v = math::poisson_log(y[i], e, propto); break;
-            default: v = math::neg_binomial_2_log(y[i], e, ex, propto);
+            default:
+              v = math::neg_binomial_2_log(y[i], e, ex, math::log_factorial(y[i], propto));
           }
           block_lp += v.lp;
           d(r, 0) = v.d_eta;

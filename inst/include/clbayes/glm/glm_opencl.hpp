@@ -35,6 +35,15 @@ struct glm_workspace {
   opencl::matrix_cl row_grad;   // n x 2, when a gradient is per row
   opencl::matrix_cl counter;    // the tiled kernel's tile counter (an int)
   bool counter_dirty = true;    // not known to be zero: zero it first
+  // The batched path (glm/glm_batch_opencl.hpp):
+  std::vector<double> host_beta;     // B, staged for the upload
+  opencl::matrix_cl batch_params;    // alpha (P), then sigma|phi (P)
+  opencl::matrix_cl batch_beta;      // k x P
+  opencl::matrix_cl eta;             // rows of a pass x P: X B, then D
+  opencl::matrix_cl batch_partials;  // row groups x 3P
+  opencl::matrix_cl batch_sums;      // 3P
+  opencl::matrix_cl d_beta;          // k x P
+  opencl::matrix_cl batch_counter;   // glm_lp_reduce's counter (unused here)
 };
 
 /** x (n x k) and y (n) on the selected device, with the call workspace. */

@@ -1,9 +1,9 @@
 #ifndef CLBAYES_GLM_ROW_MATH_HPP
 #define CLBAYES_GLM_ROW_MATH_HPP
 
-// The log density of one row and its derivatives, for the CPU path. The
-// device kernel (kernels/glm_lp.hpp) computes the same formulas in OpenCL C;
-// keep the two in step. Every formula is in the stable form: no exp() of a
+// The log density of one row and its derivatives, for the CPU path: the C++
+// twin of the OpenCL C row math in kernels/glm_row_math.hpp (test-glm.R
+// compares the two on a grid of values); keep the two in step. Every formula is in the stable form: no exp() of a
 // linear predictor that could overflow before a log() takes it back.
 
 #include <cmath>
@@ -49,40 +49,72 @@ struct row_value {
   double d_extra;
 };
 
-inline row_value normal_id(double y, double eta, double sigma, bool propto) {
-  const double inv_sigma = 1 / sigma;
-  const double z = (y - eta) * inv_sigma;
-  double lp = -0.5 * z * z - std::log(sigma);
-  if (!propto) lp -= half_log_two_pi;
-  return {lp, z * inv_sigma, (z * z - 1) * inv_sigma};
+/** What the formulas need of sigma or phi, computed once per value: a
+ *  point of a batch has one for all its rows. */
+struct extra_terms {
+  double value = 1;
+  double inv = 1;      // 1 / value
+  double log = 0;      // log(value)
+  double lgamma = 0;   // lgamma(phi), negative binomial only
+  double digamma = 0;  // digamma(phi), negative binomial only
+};
+
+inline extra_terms normal_terms(double sigma) { return {sigma, 1 / sigma, std::log(sigma), 0, 0}; }
+
+inline extra_terms neg_binomial_terms(double phi) {
+  return {phi, 1 / phi, std::log(phi), std::lgamma(phi), digamma(phi)};
 }
 
+/** lgamma(y + 1), the term of y alone of the count families (0 when propto). */
+inline double log_factorial(double y, bool propto) { return propto ? 0.0 : std::lgamma(y + 1); }
+
+inline row_value normal_id(double y, double eta, const extra_terms& s, bool propto) {
+  const double z = (y - eta) * s.inv;
+  double lp = -0.5 * z * z - s.log;
+  if (!propto) lp -= half_log_two_pi;
+  return {lp, z * s.inv, (z * z - 1) * s.inv};
+}
+
+inline row_value normal_id(double y, double eta, double sigma, bool propto) {
+  return normal_id(y, eta, normal_terms(sigma), propto);
+}
+
+/** softplus(-s eta) and inv_logit(eta) share e = exp(-|eta|). */
 inline row_value bernoulli_logit(double y, double eta) {
-  const double s = y > 0.5 ? 1.0 : -1.0;
-  return {-softplus(-s * eta), y - inv_logit(eta), 0.0};
+  const double e = std::exp(-std::fabs(eta));
+  const double u = y > 0.5 ? -eta : eta;
+  const double p = (eta >= 0 ? 1.0 : e) / (1 + e);  // inv_logit(eta)
+  return {-((u > 0 ? u : 0.0) + std::log1p(e)), y - p, 0.0};
+}
+
+/** log_y_fact: log_factorial(y, propto). */
+inline row_value poisson_log(double y, double eta, double log_y_fact) {
+  const double mu = std::exp(eta);
+  return {y * eta - mu - log_y_fact, y - mu, 0.0};
 }
 
 inline row_value poisson_log(double y, double eta, bool propto) {
-  const double mu = std::exp(eta);
-  double lp = y * eta - mu;
-  if (!propto) lp -= std::lgamma(y + 1);
-  return {lp, y - mu, 0.0};
+  return poisson_log(y, eta, log_factorial(y, propto));
 }
 
 /** Mean exp(eta), precision phi: log(mu + phi) is a log-sum-exp. */
-inline row_value neg_binomial_2_log(double y, double eta, double phi, bool propto) {
-  const double log_phi = std::log(phi);
-  const double hi = eta > log_phi ? eta : log_phi;
-  const double lo = eta > log_phi ? log_phi : eta;
+inline row_value neg_binomial_2_log(double y, double eta, const extra_terms& phi,
+                                    double log_y_fact) {
+  const double hi = eta > phi.log ? eta : phi.log;
+  const double lo = eta > phi.log ? phi.log : eta;
   const double log_mu_phi = hi + std::log1p(std::exp(lo - hi));
-  double lp = std::lgamma(y + phi) - std::lgamma(phi) + phi * (log_phi - log_mu_phi) +
-              y * (eta - log_mu_phi);
-  if (!propto) lp -= std::lgamma(y + 1);
+  const double y_phi = y + phi.value;
+  const double lp = std::lgamma(y_phi) - phi.lgamma + phi.value * (phi.log - log_mu_phi) +
+                    y * (eta - log_mu_phi) - log_y_fact;
   const double mu_share = std::exp(eta - log_mu_phi);  // mu / (mu + phi)
-  const double d_eta = y - (y + phi) * mu_share;
-  const double d_phi = 1 - (y + phi) / std::exp(log_mu_phi) + log_phi - log_mu_phi +
-                       digamma(y + phi) - digamma(phi);
+  const double d_eta = y - y_phi * mu_share;
+  const double d_phi = 1 - y_phi / std::exp(log_mu_phi) + phi.log - log_mu_phi +
+                       digamma(y_phi) - phi.digamma;
   return {lp, d_eta, d_phi};
+}
+
+inline row_value neg_binomial_2_log(double y, double eta, double phi, bool propto) {
+  return neg_binomial_2_log(y, eta, neg_binomial_terms(phi), log_factorial(y, propto));
 }
 
 /** Ordered logistic: y in 1..K, cuts c[0] < ... < c[K-2]. The derivatives

@@ -19,8 +19,8 @@
 //   * while one item per row does the row formulas, every item already
 //     loads its part of the next block (software prefetch).
 //
-// FAMILY selects the row formulas (the numbers of glm::family); they match
-// glm/row_math.hpp, the CPU path. NETA is the number of linear predictors
+// FAMILY selects the row formulas (the numbers of glm::family), written
+// once in kernels/glm_row_math.hpp. NETA is the number of linear predictors
 // (categories of categorical_logit, else 1). The local size is ROWS x PARTS.
 // Tuning knobs (ROWS, CHUNK, groups) are chosen in glm/glm_opencl.hpp.
 
@@ -116,66 +116,15 @@ __kernel void glm_lp(__global double* partials, __global double* row_grad,
         yi = y[i];
         double lp = 0.0, dx = 0.0;
 #if FAMILY == 4
-        double mx = -INFINITY;
-        for (int e = 0; e < NETA; ++e) { eta[e] += alpha[e]; mx = fmax(mx, eta[e]); }
-        double se = 0.0;
-        for (int e = 0; e < NETA; ++e) se += exp(eta[e] - mx);
-        const double lse = mx + log(se);
-        const int yc = (int)yi - 1;
-        for (int e = 0; e < NETA; ++e) {
-          if (e == yc) lp = eta[e] - lse;
-          d[e] = (e == yc ? 1.0 : 0.0) - exp(eta[e] - lse);
-        }
+        for (int e = 0; e < NETA; ++e) eta[e] += alpha[e];
+        lp = categorical_logit_row(eta, NETA, (int)yi, d);
 #elif FAMILY == 5
         const int yc = (int)yi;
-        if (yc == 1) {
-          const double bb = eta[0] - extra[0];
-          lp = -softplus(bb);
-          d_up = inv_logit(bb);
-          d[0] = -d_up;
-        } else if (yc == n_cuts + 1) {
-          const double a = eta[0] - extra[n_cuts - 1];
-          lp = -softplus(-a);
-          d[0] = inv_logit(-a);
-          d_lo = -d[0];
-        } else {
-          const double a = eta[0] - extra[yc - 2];
-          const double bb = eta[0] - extra[yc - 1];
-          const double gap = a - bb;
-          const double log1m = gap > 0.693147180559945 ? log1p(-exp(-gap)) : log(-expm1(-gap));
-          lp = a + log1m - softplus(a) - softplus(bb);
-          const double inv_em1 = 1.0 / expm1(gap);
-          const double da = 1.0 - inv_logit(a) + inv_em1;
-          const double db = -inv_em1 - inv_logit(bb);
-          d[0] = da + db;
-          d_lo = -da;
-          d_up = -db;
-        }
+        lp = ordered_logistic_row(yc, n_cuts, eta[0], yc > 1 ? extra[yc - 2] : 0.0,
+                                  yc <= n_cuts ? extra[yc - 1] : 0.0, d, &d_lo, &d_up);
 #else
-        const double et = eta[0] + alpha[alpha_per_row ? i : 0];
-        const double ex = extra[extra_per_row ? i : 0];
-#if FAMILY == 0
-        const double inv_s = 1.0 / ex;
-        const double z = (yi - et) * inv_s;
-        lp = -0.5 * z * z - log(ex) - (propto ? 0.0 : HALF_LOG_TWO_PI);
-        d[0] = z * inv_s;
-        dx = (z * z - 1.0) * inv_s;
-#elif FAMILY == 1
-        lp = -softplus(yi > 0.5 ? -et : et);
-        d[0] = yi - inv_logit(et);
-#elif FAMILY == 2
-        const double mu = exp(et);
-        lp = yi * et - mu - (propto ? 0.0 : lgamma(yi + 1.0));
-        d[0] = yi - mu;
-#elif FAMILY == 3
-        const double lphi = log(ex);
-        const double hi = fmax(et, lphi), lo = fmin(et, lphi);
-        const double lmp = hi + log1p(exp(lo - hi));
-        lp = lgamma(yi + ex) - lgamma(ex) + ex * (lphi - lmp) + yi * (et - lmp) -
-             (propto ? 0.0 : lgamma(yi + 1.0));
-        d[0] = yi - (yi + ex) * exp(et - lmp);
-        dx = 1.0 - (yi + ex) / exp(lmp) + lphi - lmp + digamma_pos(yi + ex) - digamma_pos(ex);
-#endif
+        const double ex = FAMILY_EXTRA ? extra[extra_per_row ? i : 0] : 0.0;
+        lp = scalar_row(yi, eta[0] + alpha[alpha_per_row ? i : 0], ex, propto, d, &dx);
 #endif
         lp_acc += lp;
         extra_acc += dx;

@@ -27,8 +27,8 @@
 // Build options: FAMILY, NETA as for glm_lp; TILE_WG (the local size),
 // TILE_ROWS (a power of two dividing TILE_WG), LPI = ceil(k / P) (x values
 // per item per tile) and GCOLS = ceil(k / TILE_WG) (columns per item for the
-// gradient), all set by glm/glm_tiled.hpp. The row formulas match
-// glm/row_math.hpp (the CPU path) and kernels/glm_lp.hpp; keep them in step.
+// gradient), all set by glm/glm_tiled.hpp. The row formulas are those of
+// kernels/glm_row_math.hpp.
 
 #include "../opencl/kernel_cl.hpp"
 #include "glm_row_math.hpp"
@@ -45,7 +45,6 @@ inline const char* glm_lp_tiled_source = R"(
 #define P (TILE_WG / TILE_ROWS)
 #define RS (TILE_ROWS + 1)
 #define ROW_ALPHA (FAMILY < 4)
-#define ROW_EXTRA (FAMILY == 0 || FAMILY == 3)
 
 
 /* Log density of one row. eta: the NETA linear predictors without alpha;
@@ -60,65 +59,14 @@ double glm_row(double* eta, const double yi, const double al, const double ex,
   *d_lo = 0.0;
   *d_up = 0.0;
 #if FAMILY == 4
-  double mx = -INFINITY;
-  for (int e = 0; e < NETA; ++e) { eta[e] += head[e]; mx = fmax(mx, eta[e]); }
-  double se = 0.0;
-  for (int e = 0; e < NETA; ++e) se += exp(eta[e] - mx);
-  const double lse = mx + log(se);
-  const int yc = (int)yi - 1;
-  for (int e = 0; e < NETA; ++e) {
-    if (e == yc) lp = eta[e] - lse;
-    d[e] = (e == yc ? 1.0 : 0.0) - exp(eta[e] - lse);
-  }
+  for (int e = 0; e < NETA; ++e) eta[e] += head[e];
+  lp = categorical_logit_row(eta, NETA, (int)yi, d);
 #elif FAMILY == 5
   const int yc = (int)yi;
-  if (yc == 1) {
-    const double bb = eta[0] - head[0];
-    lp = -softplus(bb);
-    *d_up = inv_logit(bb);
-    d[0] = -*d_up;
-  } else if (yc == n_cuts + 1) {
-    const double a = eta[0] - head[n_cuts - 1];
-    lp = -softplus(-a);
-    d[0] = inv_logit(-a);
-    *d_lo = -d[0];
-  } else {
-    const double a = eta[0] - head[yc - 2];
-    const double bb = eta[0] - head[yc - 1];
-    const double gap = a - bb;
-    const double log1m = gap > 0.693147180559945 ? log1p(-exp(-gap)) : log(-expm1(-gap));
-    lp = a + log1m - softplus(a) - softplus(bb);
-    const double inv_em1 = 1.0 / expm1(gap);
-    const double da = 1.0 - inv_logit(a) + inv_em1;
-    const double db = -inv_em1 - inv_logit(bb);
-    d[0] = da + db;
-    *d_lo = -da;
-    *d_up = -db;
-  }
+  lp = ordered_logistic_row(yc, n_cuts, eta[0], yc > 1 ? head[yc - 2] : 0.0,
+                            yc <= n_cuts ? head[yc - 1] : 0.0, d, d_lo, d_up);
 #else
-  const double et = eta[0] + al;
-#if FAMILY == 0
-  const double inv_s = 1.0 / ex;
-  const double z = (yi - et) * inv_s;
-  lp = -0.5 * z * z - log(ex) - (propto ? 0.0 : HALF_LOG_TWO_PI);
-  d[0] = z * inv_s;
-  *dx = (z * z - 1.0) * inv_s;
-#elif FAMILY == 1
-  lp = -softplus(yi > 0.5 ? -et : et);
-  d[0] = yi - inv_logit(et);
-#elif FAMILY == 2
-  const double mu = exp(et);
-  lp = yi * et - mu - (propto ? 0.0 : lgamma(yi + 1.0));
-  d[0] = yi - mu;
-#elif FAMILY == 3
-  const double lphi = log(ex);
-  const double hi = fmax(et, lphi), lo = fmin(et, lphi);
-  const double lmp = hi + log1p(exp(lo - hi));
-  lp = lgamma(yi + ex) - lgamma(ex) + ex * (lphi - lmp) + yi * (et - lmp) -
-       (propto ? 0.0 : lgamma(yi + 1.0));
-  d[0] = yi - (yi + ex) * exp(et - lmp);
-  *dx = 1.0 - (yi + ex) / exp(lmp) + lphi - lmp + digamma_pos(yi + ex) - digamma_pos(ex);
-#endif
+  lp = scalar_row(yi, eta[0] + al, ex, propto, d, dx);
 #endif
   return lp;
 }
@@ -136,7 +84,7 @@ double glm_row(double* eta, const double yi, const double al, const double ex,
     if (p == 0 && i_ < n) {                                                   \
       yv = y[i_];                                                             \
       if (ROW_ALPHA) av = alpha[alpha_per_row ? i_ : 0];                      \
-      if (ROW_EXTRA) ev = extra[extra_per_row ? i_ : 0];                      \
+      if (FAMILY_EXTRA) ev = extra[extra_per_row ? i_ : 0];                      \
     }                                                                         \
   } while (0)
 

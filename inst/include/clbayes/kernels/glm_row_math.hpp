@@ -1,11 +1,18 @@
 #ifndef CLBAYES_KERNELS_GLM_ROW_MATH_HPP
 #define CLBAYES_KERNELS_GLM_ROW_MATH_HPP
 
-// Scalar functions of the GLM kernels (glm_lp.hpp, glm_lp_tiled.hpp), in
-// OpenCL C: stable softplus and inverse logit, and digamma for the
-// negative-binomial gradient. Each kernel source is this text followed by
-// its own body (glm_program()), held in a static string for the
-// session because kernel_cl caches programs by the source's address.
+// The one OpenCL C definition of each GLM family's row math (Stan's
+// *_glm_lpmf, stan-opencl.txt section 3.4): the log density of one row and
+// its derivatives with respect to the linear predictor and to sigma / phi /
+// the cuts. Every GLM kernel (glm_lp.hpp, glm_lp_tiled.hpp, glm_batch.hpp)
+// is this text followed by its own body (glm_program()); the CPU path has
+// its one C++ twin in glm/row_math.hpp, and test-glm.R compares the two on a
+// grid of values (kernel glm_row_grid below). Every formula is in the stable
+// form: no exp() of a linear predictor that could overflow before a log()
+// takes it back. The programs are held in static strings for the session
+// because kernel_cl caches programs by the source's address.
+
+#include "../opencl/kernel_cl.hpp"
 
 #include <string>
 
@@ -33,12 +40,157 @@ double digamma_pos(double x) {
                    f * (-1.0 / 132 + f * (691.0 / 32760 + f * (-1.0 / 12)))))));
   return r + log(x) - 0.5 / x + t;
 }
+
+/* The families with one linear predictor eta (alpha included): the log
+   density of a row; *d_eta = d lp / d eta, *d_ex = d lp / d sigma|phi. */
+double normal_id_row(double y, double eta, double sigma, int propto, double* d_eta,
+                     double* d_ex) {
+  const double inv_s = 1.0 / sigma;
+  const double z = (y - eta) * inv_s;
+  *d_eta = z * inv_s;
+  *d_ex = (z * z - 1.0) * inv_s;
+  return -0.5 * z * z - log(sigma) - (propto ? 0.0 : HALF_LOG_TWO_PI);
+}
+
+/* softplus(-s eta) and inv_logit(eta) share e = exp(-|eta|). */
+double bernoulli_logit_row(double y, double eta, double* d_eta, double* d_ex) {
+  const double e = exp(-fabs(eta));
+  const double u = y > 0.5 ? -eta : eta;
+  *d_eta = y - (eta >= 0 ? 1.0 : e) / (1.0 + e);
+  *d_ex = 0.0;
+  return -(fmax(u, 0.0) + log1p(e));
+}
+
+double poisson_log_row(double y, double eta, int propto, double* d_eta, double* d_ex) {
+  const double mu = exp(eta);
+  *d_eta = y - mu;
+  *d_ex = 0.0;
+  return y * eta - mu - (propto ? 0.0 : lgamma(y + 1.0));
+}
+
+/* Mean exp(eta), precision phi: log(mu + phi) is a log-sum-exp. */
+double neg_binomial_2_log_row(double y, double eta, double phi, int propto, double* d_eta,
+                              double* d_ex) {
+  const double lphi = log(phi);
+  const double hi = fmax(eta, lphi), lo = fmin(eta, lphi);
+  const double lmp = hi + log1p(exp(lo - hi));
+  *d_eta = y - (y + phi) * exp(eta - lmp);
+  *d_ex = 1.0 - (y + phi) / exp(lmp) + lphi - lmp + digamma_pos(y + phi) - digamma_pos(phi);
+  return lgamma(y + phi) - lgamma(phi) + phi * (lphi - lmp) + y * (eta - lmp) -
+         (propto ? 0.0 : lgamma(y + 1.0));
+}
+
+/* Categorical logit: y in 1..ne, eta (alpha included) the ne predictors;
+   d[e] = d lp / d eta[e]. */
+double categorical_logit_row(const double* eta, int ne, int y, double* d) {
+  double mx = -INFINITY;
+  for (int e = 0; e < ne; ++e) mx = fmax(mx, eta[e]);
+  double se = 0.0;
+  for (int e = 0; e < ne; ++e) se += exp(eta[e] - mx);
+  const double lse = mx + log(se);
+  double lp = 0.0;
+  for (int e = 0; e < ne; ++e) {
+    if (e == y - 1) lp = eta[e] - lse;
+    d[e] = (e == y - 1 ? 1.0 : 0.0) - exp(eta[e] - lse);
+  }
+  return lp;
+}
+
+/* Ordered logistic: y in 1..n_cuts + 1; c_lo the cut below the category
+   (cuts[y - 2], unused when y == 1), c_hi the cut above (cuts[y - 1], unused
+   when y == n_cuts + 1). *d_lo, *d_hi: d lp / d c_lo, d c_hi. */
+double ordered_logistic_row(int y, int n_cuts, double eta, double c_lo, double c_hi,
+                            double* d_eta, double* d_lo, double* d_hi) {
+  *d_lo = 0.0;
+  *d_hi = 0.0;
+  if (y == 1) {  /* log(1 - inv_logit(eta - c_hi)) */
+    const double b = eta - c_hi;
+    *d_hi = inv_logit(b);
+    *d_eta = -*d_hi;
+    return -softplus(b);
+  }
+  if (y == n_cuts + 1) {  /* log(inv_logit(eta - c_lo)) */
+    const double a = eta - c_lo;
+    *d_eta = inv_logit(-a);
+    *d_lo = -*d_eta;
+    return -softplus(-a);
+  }
+  /* log(inv_logit(a) - inv_logit(b)), a > b,
+     = a + log(1 - exp(b - a)) - softplus(a) - softplus(b) */
+  const double a = eta - c_lo;
+  const double b = eta - c_hi;
+  const double gap = a - b;
+  const double log1m = gap > 0.693147180559945 ? log1p(-exp(-gap)) : log(-expm1(-gap));
+  const double inv_em1 = 1.0 / expm1(gap);
+  const double da = 1.0 - inv_logit(a) + inv_em1;
+  const double db = -inv_em1 - inv_logit(b);
+  *d_eta = da + db;
+  *d_lo = -da;
+  *d_hi = -db;
+  return a + log1m - softplus(a) - softplus(b);
+}
+
+#ifdef FAMILY
+/* Whether the family FAMILY has sigma or phi. */
+#if FAMILY == 0 || FAMILY == 3
+#define FAMILY_EXTRA 1
+#else
+#define FAMILY_EXTRA 0
+#endif
+
+/* The row of the scalar family FAMILY (the numbers of glm::family). */
+double scalar_row(double y, double eta, double ex, int propto, double* d_eta,
+                  double* d_ex) {
+#if FAMILY == 0
+  return normal_id_row(y, eta, ex, propto, d_eta, d_ex);
+#elif FAMILY == 1
+  return bernoulli_logit_row(y, eta, d_eta, d_ex);
+#elif FAMILY == 2
+  return poisson_log_row(y, eta, propto, d_eta, d_ex);
+#elif FAMILY == 3
+  return neg_binomial_2_log_row(y, eta, ex, propto, d_eta, d_ex);
+#else
+  *d_eta = 0.0;
+  *d_ex = 0.0;
+  return 0.0;
+#endif
+}
+#endif
 )";
 
 /** A GLM kernel's program source: the row math followed by its body. */
 inline std::string glm_program(const char* body) {
   return std::string(glm_row_math_source) + body;
 }
+
+#ifdef CLBAYES_OPENCL
+
+inline const char* glm_row_grid_source = R"(
+/* out[i], out[m + i], out[2m + i] = lp, d lp / d eta, d lp / d sigma|phi of
+   the scalar family FAMILY at (y[i], eta[i], ex[i]): the device side of the
+   test of the row math against its C++ twin. */
+__kernel void glm_row_grid(__global double* out, __global const double* y,
+                           __global const double* eta, __global const double* ex,
+                           int m, int propto) {
+  const int i = get_global_id(0);
+  if (i >= m) return;
+  double d = 0.0, dx = 0.0;
+  out[i] = scalar_row(y[i], eta[i], ex[i], propto, &d, &dx);
+  out[m + i] = d;
+  out[2 * m + i] = dx;
+}
+)";
+
+inline const char* glm_row_grid_program() {
+  static const std::string text = glm_program(glm_row_grid_source);
+  return text.c_str();
+}
+
+/** Option: FAMILY (glm::family, scalar families). */
+inline kernel_cl<out_buffer, in_buffer, in_buffer, in_buffer, int, int> glm_row_grid(
+    "glm_row_grid", glm_row_grid_program(), {{"FAMILY", 0}});
+
+#endif  // CLBAYES_OPENCL
 
 }  // namespace kernels
 }  // namespace opencl

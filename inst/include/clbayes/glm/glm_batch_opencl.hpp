@@ -1,0 +1,250 @@
+#ifndef CLBAYES_GLM_GLM_BATCH_OPENCL_HPP
+#define CLBAYES_GLM_GLM_BATCH_OPENCL_HPP
+
+// The device path of the batched GLM likelihood, for data resident on the
+// device (glm_data_cl). One point runs today's fused kernel (glm_opencl.hpp,
+// one pass over x). Several points, per pass over a block of rows:
+//   1. X_b B, a tall-skinny product by the GEMM of linalg/gemm.hpp (FP64
+//      tensor cores on NVIDIA sm_90, the FMA kernel elsewhere);
+//   2. kernels/glm_batch.hpp: the row math over the block, each point's
+//      value and d alpha, d sigma|phi summed inside the kernel, the block
+//      overwritten by D = d lp / d eta;
+//   3. X_b' D by the GEMM again (split-k over the rows), added up over the
+//      passes.
+// One pass over all rows is the default; shorter passes keep the m x P block
+// in the device's cache between the three steps (glm_batch_launch::pass_rows).
+// A variant without the GEMMs (glm_batch_launch::fused) reads x once per
+// chunk of points on the FMA units; bench_glm --points compares the two.
+
+#include "../linalg/gemm.hpp"
+#include "../kernels/glm_batch.hpp"
+#include "../kernels/initialize.hpp"
+#include "batch_params.hpp"
+#include "glm_opencl.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace clbayes {
+namespace glm {
+
+/** Knobs of the batched device path (bench_glm --points sweeps them). */
+struct glm_batch_launch {
+  int pass_rows = 0;      // rows per pass (0: all rows in one pass)
+  int splits = 0;         // split-k of X' D (0: the GEMM chooses)
+  int group = 256;        // work-group size of the row kernel (power of two)
+  int groups_per_cu = 8;  // row kernel: groups per compute unit over all points
+  bool fused_single = true;  // P = 1: today's fused kernel instead of the GEMMs
+  /** P > 1: the fused kernel (kernels/glm_batch.hpp, glm_batch_fused: FMA,
+   *  x read once per chunk of `fused_points` points) instead of the GEMMs;
+   *  where its tile does not fit the device's local memory, the GEMMs. */
+  bool fused = false;
+  int fused_rows = 32;    // TR: rows per tile
+  int fused_points = 8;   // PC: points per group
+};
+
+}  // namespace glm
+}  // namespace clbayes
+
+#ifdef CLBAYES_OPENCL
+
+namespace clbayes {
+namespace glm {
+
+
+namespace internal {
+
+/** m as a rows x cols device matrix, reallocated only when its shape changes. */
+inline void ensure_shape(opencl::matrix_cl& m, int rows, int cols) {
+  rows = std::max(rows, 1);
+  cols = std::max(cols, 1);
+  if (m.rows() != rows || m.cols() != cols || !m.on_current_device())
+    m = opencl::matrix_cl(rows, cols);
+}
+
+/** One point through the fused single-point kernel. */
+inline glm_batch_result batch_of_one(const glm_data_cl& data, const glm_batch_params& p,
+                                     bool gradient, bool propto) {
+  glm_params one;
+  one.fam = p.fam;
+  one.alpha = p.alpha;
+  one.n_alpha = 1;
+  one.beta = p.beta;
+  one.extra = p.extra;
+  one.n_extra = p.extra != nullptr ? 1 : 0;
+  const glm_result r = glm_lp_opencl(data, one, gradient, propto);
+  glm_batch_result res = zero_batch_result(p, data.k, gradient);
+  res.value[0] = r.value;
+  if (!gradient) return res;
+  res.d_alpha[0] = r.d_alpha[0];
+  std::copy(r.d_beta.begin(), r.d_beta.end(), res.d_beta.data());
+  if (p.extra != nullptr) res.d_extra[0] = r.d_extra[0];
+  return res;
+}
+
+/** The fused variant: enqueues glm_batch_fused and the reduction of its
+ *  partial rows into w.batch_sums ((3 + k) P values: value, d alpha,
+ *  d sigma|phi, d beta). Parameters must be on the device already. Returns
+ *  false (nothing enqueued) when the tile does not fit local memory. */
+inline bool batch_fused(const glm_data_cl& data, const glm_batch_params& p, bool gradient,
+                        bool propto, const glm_batch_launch& tune) {
+  const int n = data.n, k = data.k, P = p.n_points;
+  const opencl::device_info& info = opencl::context::instance().info();
+  int tr = 1, pc = 1;
+  while (tr * 2 <= std::max(tune.fused_rows, 1)) tr *= 2;
+  while (pc * 2 <= std::max(tune.fused_points, 1)) pc *= 2;
+  pc = std::max(pc, 1);
+  const int wg = tr * pc;
+  const std::size_t local = sizeof(double) * (static_cast<std::size_t>(tr) * k +
+                                              static_cast<std::size_t>(k) * pc +
+                                              static_cast<std::size_t>(pc) * (tr + 1) + 3 * wg);
+  if (3 * pc > wg || wg > static_cast<int>(info.max_work_group_size) ||
+      local > info.local_mem)
+    return false;
+  auto& kern = opencl::kernels::glm_batch_fused;
+  kern.set_option("FAMILY", static_cast<int>(p.fam));
+  kern.set_option("TR", tr);
+  kern.set_option("PC", pc);
+  kern.set_option("FWG", wg);
+  kern.set_option("GSLOTS", std::max(1, (k * pc + wg - 1) / wg));
+  if (static_cast<int>(kern.max_work_group_size()) < wg) return false;
+  glm_workspace& w = data.work;
+  const long long chunks = (P + pc - 1) / pc;
+  const long long tiles = (static_cast<long long>(n) + tr - 1) / tr;
+  const long long row_groups = std::max<long long>(
+      1, std::min<long long>(tiles, static_cast<long long>(info.compute_units) *
+                                        std::max(tune.groups_per_cu, 1) / chunks));
+  const long long stride = static_cast<long long>(3 + k) * P;
+  ensure(w.batch_partials, row_groups * stride);
+  kern(cl::NDRange(static_cast<std::size_t>(row_groups) * wg, chunks), cl::NDRange(wg, 1),
+       w.batch_partials, data.x, data.y, w.batch_params, w.batch_beta, n, k, P,
+       gradient ? 1 : 0, propto ? 1 : 0, cl::Local(sizeof(double) * tr * std::max(k, 1)),
+       cl::Local(sizeof(double) * std::max(k, 1) * pc), cl::Local(sizeof(double) * pc * (tr + 1)));
+  int rwg = 1;
+  while (rwg * 2 <= std::min<int>(64, static_cast<int>(info.max_work_group_size))) rwg *= 2;
+  auto& red = opencl::kernels::glm_lp_reduce;
+  red.set_option("REDUCE_WG", rwg);
+  const long long n_sums = gradient ? stride : P;
+  ensure(w.batch_sums, stride);
+  ensure(w.batch_counter, 1);
+  red(cl::NDRange(static_cast<std::size_t>(n_sums) * rwg), cl::NDRange(rwg), w.batch_sums,
+      w.batch_partials, w.batch_counter, static_cast<int>(row_groups), static_cast<int>(stride));
+  return true;
+}
+
+}  // namespace internal
+
+/**
+ * Log densities (and gradients when `gradient`) of the P points of `p` for
+ * data on the device: the same contract as glm_lp_batch_cpu.
+ */
+inline glm_batch_result glm_lp_batch_opencl(const glm_data_cl& data, const glm_batch_params& p,
+                                            bool gradient, bool propto,
+                                            const glm_batch_launch& tune = glm_batch_launch()) {
+  const int n = data.n, k = data.k, P = p.n_points;
+  if (n == 0) return zero_batch_result(p, k, gradient);
+  if (P == 1 && tune.fused_single) return internal::batch_of_one(data, p, gradient, propto);
+  data.x.check_device("x");
+  const opencl::device_info& info = opencl::context::instance().info();
+  const bool has_extra = p.extra != nullptr;
+  glm_workspace& w = data.work;
+
+  // Parameters: alpha and sigma|phi in one upload, B (k x P) in another.
+  w.host.assign(p.alpha, p.alpha + P);
+  if (has_extra) w.host.insert(w.host.end(), p.extra, p.extra + P);
+  internal::ensure(w.batch_params, static_cast<long long>(w.host.size()));
+  internal::write_async(w.batch_params, w.host);
+  internal::ensure_shape(w.batch_beta, k, P);
+  w.host_beta.assign(p.beta, p.beta + static_cast<std::size_t>(k) * P);
+  if (k > 0) internal::write_async(w.batch_beta, w.host_beta);
+
+  if (tune.fused && internal::batch_fused(data, p, gradient, propto, tune)) {
+    glm_batch_result res = zero_batch_result(p, k, gradient);
+    const int stride = (3 + k) * P, n_sums = gradient ? stride : P;
+    std::vector<double> sums(static_cast<std::size_t>(n_sums));
+    internal::read_head(w.batch_sums, sums.data(), n_sums);
+    std::copy(sums.begin(), sums.begin() + P, res.value.data());
+    if (!gradient) return res;
+    std::copy(sums.begin() + P, sums.begin() + 2 * P, res.d_alpha.data());
+    if (has_extra) std::copy(sums.begin() + 2 * P, sums.begin() + 3 * P, res.d_extra.data());
+    std::copy(sums.begin() + 3 * P, sums.end(), res.d_beta.data());
+    return res;
+  }
+  // All rows in one pass unless asked otherwise, or the block would be
+  // larger than one device allocation may be.
+  const std::uint64_t max_alloc =
+      opencl::context::instance().device().getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>();
+  const long long fits = std::max<long long>(
+      1024, static_cast<long long>(max_alloc / (sizeof(double) * static_cast<unsigned>(P))));
+  const int rows = static_cast<int>(
+      std::min<long long>({tune.pass_rows > 0 ? tune.pass_rows : n, n, fits}));
+  internal::ensure_shape(w.eta, rows, P);
+  if (gradient) internal::ensure_shape(w.d_beta, k, P);
+  int wg = 32;
+  while (wg * 2 <= std::min<int>(std::max(tune.group, 32),
+                                 static_cast<int>(info.max_work_group_size)))
+    wg *= 2;
+  auto& rows_kernel = opencl::kernels::glm_batch_rows;
+  rows_kernel.set_option("FAMILY", static_cast<int>(p.fam));
+  rows_kernel.set_option("BATCH_WG", wg);
+  // Row groups per point: about groups_per_cu groups per unit over all
+  // points, the same in every pass (the partial rows are added over passes).
+  const long long row_groups = std::max<long long>(
+      1, std::min<long long>((rows + wg - 1) / wg,
+                             static_cast<long long>(info.compute_units) *
+                                 std::max(tune.groups_per_cu, 1) / P));
+  internal::ensure(w.batch_partials, row_groups * 3 * P);
+
+  linalg::gemm_block xb{&data.x};
+  const linalg::gemm_block bb{&w.batch_beta};
+  linalg::gemm_block xt{&data.x};
+  xt.trans = true;
+  const linalg::gemm_block db{&w.eta};
+  for (int i0 = 0; i0 < n; i0 += rows) {
+    if (i0 > 0) check_interrupt();
+    const int m = std::min(rows, n - i0);
+    xb.i = i0;
+    if (k > 0)
+      linalg::gemm(w.eta, 0, 0, 0, xb, bb, m, P, k);
+    else  // no predictors: eta is alpha alone
+      opencl::kernels::zeros(cl::NDRange(w.eta.rows(), P), w.eta, w.eta.rows(), P, 0);
+    rows_kernel(cl::NDRange(static_cast<std::size_t>(row_groups) * wg, P), cl::NDRange(wg, 1),
+                w.batch_partials, w.eta, data.y, w.batch_params, i0, m, w.eta.rows(), P,
+                gradient ? 1 : 0, propto ? 1 : 0, i0 > 0 ? 1 : 0);
+    if (!gradient || k == 0) continue;
+    xt.i = i0;
+    linalg::gemm_options opt;
+    opt.beta = i0 > 0 ? 1.0 : 0.0;
+    opt.splits = tune.splits;
+    linalg::gemm(w.d_beta, 0, 0, 0, xt, db, k, P, m, opt);
+  }
+
+  // Each point's sums over the row groups, on the device.
+  int rwg = 1;
+  while (rwg * 2 <= std::min<int>(64, static_cast<int>(info.max_work_group_size))) rwg *= 2;
+  auto& red = opencl::kernels::glm_lp_reduce;
+  red.set_option("REDUCE_WG", rwg);
+  const int n_sums = (gradient ? 3 : 1) * P;
+  internal::ensure(w.batch_sums, 3LL * P);
+  internal::ensure(w.batch_counter, 1);
+  red(cl::NDRange(static_cast<std::size_t>(n_sums) * rwg), cl::NDRange(rwg), w.batch_sums,
+      w.batch_partials, w.batch_counter, static_cast<int>(row_groups), 3 * P);
+
+  glm_batch_result res = zero_batch_result(p, k, gradient);
+  std::vector<double> sums(static_cast<std::size_t>(n_sums));
+  internal::read_head(w.batch_sums, sums.data(), n_sums);
+  std::copy(sums.begin(), sums.begin() + P, res.value.data());
+  if (!gradient) return res;
+  std::copy(sums.begin() + P, sums.begin() + 2 * P, res.d_alpha.data());
+  if (has_extra) std::copy(sums.begin() + 2 * P, sums.end(), res.d_extra.data());
+  if (k > 0) opencl::from_matrix_cl(w.d_beta, res.d_beta.data());
+  return res;
+}
+
+}  // namespace glm
+}  // namespace clbayes
+
+#endif  // CLBAYES_OPENCL
+#endif

@@ -1,0 +1,202 @@
+#ifndef CLBAYES_KERNELS_GLM_BATCH_HPP
+#define CLBAYES_KERNELS_GLM_BATCH_HPP
+
+// The row math of P points of a GLM at once (glm/glm_batch_opencl.hpp):
+// the linear predictors of the points are an n x P block (X B, made by the
+// GEMM of linalg/gemm.hpp); this kernel applies the family's row formulas
+// (kernels/glm_row_math.hpp) to every entry, sums each point's log density
+// and its derivatives by alpha and sigma|phi over the rows inside the kernel
+// (one partial row per group of rows, finished by glm_lp_reduce), and
+// overwrites the block with d lp / d eta for the gradient product X' D.
+// glm_batch_fused is the variant without the GEMMs: one pass over x per
+// chunk of points on the FMA units, eta and D kept in local memory.
+
+#include "../opencl/kernel_cl.hpp"
+#include "glm_row_math.hpp"
+
+#ifdef CLBAYES_OPENCL
+
+namespace clbayes {
+namespace opencl {
+namespace kernels {
+
+inline const char* glm_batch_rows_source = R"(
+/**
+ * Group (g, j) visits rows g * BATCH_WG + lid, stepping by the size of
+ * dimension 0, of column j (point j) of the m x P block eta_d (leading
+ * dimension ld); row r of the block is row row0 + r of the data.
+ *
+ * partials    in/out, groups x 3P: [g * 3P + j] the log density of point j
+ *             over the rows of group g, [.. + P + j] its d alpha, [.. + 2P + j]
+ *             its d sigma|phi; written when accumulate is 0, else added to
+ * eta_d       in/out: eta without alpha in, d lp / d eta out when gradient
+ * params      alpha (P values), then sigma|phi (P values) where the family
+ *             has one
+ * Local size BATCH_WG (a power of two); global (groups * BATCH_WG, P).
+ */
+__kernel __attribute__((reqd_work_group_size(BATCH_WG, 1, 1)))
+void glm_batch_rows(__global double* partials, __global double* eta_d,
+                    __global const double* y, __global const double* params,
+                    int row0, int m, int ld, int n_points, int gradient, int propto,
+                    int accumulate) {
+  __local double red[3 * BATCH_WG];
+  const int lid = get_local_id(0);
+  const int g = get_group_id(0);
+  const int j = get_group_id(1);
+  const int step = get_num_groups(0) * BATCH_WG;
+  const double al = params[j];
+  const double ex = FAMILY_EXTRA ? params[n_points + j] : 0.0;
+  __global double* col = eta_d + (long)j * ld;
+  double lp = 0.0, da = 0.0, dx = 0.0;
+  for (int r = g * BATCH_WG + lid; r < m; r += step) {
+    double d, d_ex;
+    lp += scalar_row(y[row0 + r], col[r] + al, ex, propto, &d, &d_ex);
+    da += d;
+    dx += d_ex;
+    if (gradient) col[r] = d;
+  }
+  red[lid] = lp;
+  red[BATCH_WG + lid] = da;
+  red[2 * BATCH_WG + lid] = dx;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int h = BATCH_WG / 2; h > 0; h >>= 1) {
+    if (lid < h) {
+      red[lid] += red[lid + h];
+      red[BATCH_WG + lid] += red[BATCH_WG + lid + h];
+      red[2 * BATCH_WG + lid] += red[2 * BATCH_WG + lid + h];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (lid < 3) {
+    __global double* out = partials + (long)g * 3 * n_points + lid * n_points + j;
+    const double v = red[lid * BATCH_WG];
+    *out = accumulate ? *out + v : v;
+  }
+}
+)";
+
+inline const char* glm_batch_rows_program() {
+  static const std::string text = glm_program(glm_batch_rows_source);
+  return text.c_str();
+}
+
+/** Options: FAMILY (glm::family, a scalar family), BATCH_WG. */
+inline kernel_cl<in_out_buffer, in_out_buffer, in_buffer, in_buffer, int, int, int, int, int,
+                 int, int>
+    glm_batch_rows("glm_batch_rows", glm_batch_rows_program(),
+                   {{"FAMILY", 1}, {"BATCH_WG", 256}});
+
+inline const char* glm_batch_fused_source = R"(
+#define DS (TR + 1)
+
+/**
+ * P points in one pass over x, on the FMA units: group (g, c) takes the
+ * chunk of PC points from c * PC and strides over tiles of TR rows from
+ * tile g. Per tile the group holds the TR x k tile of x in local memory;
+ * item (r, q) (r = lid % TR, q = lid / TR) makes the linear predictor of row
+ * r for point q from it, applies the row math, and the group adds x_tile' D
+ * to per-item sums of (column, point) slots kept across its tiles. x is read
+ * once per chunk of points, eta and D never leave the chip.
+ *
+ * partials  out, groups x (3 + k) P: [g * (3 + k) P + j] point j's log
+ *           density over the group's rows, [.. + P + j] d alpha, [.. + 2P + j]
+ *           d sigma|phi, [.. + 3P + j * k + i] d beta_i
+ * params    alpha (P), then sigma|phi (P) where the family has one
+ * beta      k x P
+ * xs        local, TR * k doubles; bs: local, k * PC; ds: local, PC * (TR + 1)
+ * Local size FWG = TR * PC (3 * PC <= FWG); GSLOTS = ceil(k * PC / FWG).
+ */
+__kernel __attribute__((reqd_work_group_size(FWG, 1, 1)))
+void glm_batch_fused(__global double* partials, __global const double* x,
+                     __global const double* y, __global const double* params,
+                     __global const double* beta, int n, int k, int P, int gradient,
+                     int propto, __local double* xs, __local double* bs, __local double* ds) {
+  __local double red[3 * FWG];
+  const int lid = get_local_id(0);
+  const int r = lid % TR;
+  const int q = lid / TR;
+  const int c0 = get_group_id(1) * PC;
+  const int pt = c0 + q;
+  const int n_tiles = (n + TR - 1) / TR;
+  for (int e = lid; e < k * PC; e += FWG) {
+    const int jc = e / PC, qq = e % PC;
+    bs[e] = c0 + qq < P ? beta[(long)(c0 + qq) * k + jc] : 0.0;
+  }
+  const double al = pt < P ? params[pt] : 0.0;
+#if FAMILY_EXTRA
+  const double ex = pt < P ? params[P + pt] : 1.0;
+#else
+  const double ex = 1.0;
+#endif
+  double lp = 0.0, da = 0.0, dx = 0.0;
+  double acc[GSLOTS];
+  for (int s = 0; s < GSLOTS; ++s) acc[s] = 0.0;
+  for (int t = get_group_id(0); t < n_tiles; t += get_num_groups(0)) {
+    const int i0 = t * TR;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int e = lid; e < TR * k; e += FWG) {
+      const int rr = e % TR, jc = e / TR;
+      xs[e] = i0 + rr < n ? x[(long)jc * n + i0 + rr] : 0.0;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    double d = 0.0;
+    if (i0 + r < n && pt < P) {
+      double eta = al;
+      for (int jc = 0; jc < k; ++jc) eta += xs[jc * TR + r] * bs[jc * PC + q];
+      double d_ex;
+      lp += scalar_row(y[i0 + r], eta, ex, propto, &d, &d_ex);
+      da += d;
+      dx += d_ex;
+    }
+    ds[q * DS + r] = d;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (gradient) {
+      for (int s = 0; s < GSLOTS; ++s) {
+        const int e = lid + s * FWG;
+        if (e < k * PC) {
+          const int jc = e / PC, qq = e % PC;
+          double v = 0.0;
+          for (int rr = 0; rr < TR; ++rr) v += xs[jc * TR + rr] * ds[qq * DS + rr];
+          acc[s] += v;
+        }
+      }
+    }
+  }
+  __global double* out = partials + (long)get_group_id(0) * (3 + k) * P;
+  red[lid] = lp;
+  red[FWG + lid] = da;
+  red[2 * FWG + lid] = dx;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (lid < 3 * PC) {
+    const int w = lid / PC, qq = lid % PC;
+    double v = 0.0;
+    for (int rr = 0; rr < TR; ++rr) v += red[w * FWG + qq * TR + rr];
+    if (c0 + qq < P) out[w * P + c0 + qq] = v;
+  }
+  if (gradient) {
+    for (int s = 0; s < GSLOTS; ++s) {
+      const int e = lid + s * FWG;
+      const int jc = e / PC, qq = e % PC;
+      if (e < k * PC && c0 + qq < P) out[3 * P + (long)(c0 + qq) * k + jc] = acc[s];
+    }
+  }
+}
+)";
+
+inline const char* glm_batch_fused_program() {
+  static const std::string text = glm_program(glm_batch_fused_source);
+  return text.c_str();
+}
+
+/** Options: FAMILY (a scalar family), TR, PC, FWG = TR * PC, GSLOTS. */
+inline kernel_cl<out_buffer, in_buffer, in_buffer, in_buffer, in_buffer, int, int, int, int,
+                 int, cl::LocalSpaceArg, cl::LocalSpaceArg, cl::LocalSpaceArg>
+    glm_batch_fused("glm_batch_fused", glm_batch_fused_program(),
+                    {{"FAMILY", 1}, {"TR", 32}, {"PC", 8}, {"FWG", 256}, {"GSLOTS", 4}});
+
+}  // namespace kernels
+}  // namespace opencl
+}  // namespace clbayes
+
+#endif  // CLBAYES_OPENCL
+#endif
