@@ -284,7 +284,8 @@ neg_binomial_2 <- function(link = "log") {
   if (!identical(link, "log")) {
     stop("`link` must be \"log\" for neg_binomial_2()", call. = FALSE)
   }
-  structure(c(list(family = "neg_binomial_2"), stats::make.link("log")), class = "family")
+  structure(c(list(family = "neg_binomial_2", link = "log"), stats::make.link("log")),
+            class = "family")
 }
 
 family_error <- function(what) {
@@ -316,7 +317,7 @@ resolve_family <- function(family) {
   link <- switch(stan, normal_id = "identity", bernoulli_logit = "logit", "log")
   if (!identical(family$link, link)) {
     stop(sprintf("`family` %s() must have the %s link, not \"%s\" (the only one supported)",
-                 name, link, family$link), call. = FALSE)
+                 name, link, paste(family$link, collapse = " ")), call. = FALSE)
   }
   list(stan = stan, object = family)
 }
