@@ -79,7 +79,7 @@ predict.clbayes_fit <- function(object, newdata = NULL, type = c("link", "respon
   type <- check_choice(type, c("link", "response"), "type")
   eta <- fit_linear_predictor(object, fit_draws(object), newdata)
   mu <- if (type == "link") eta else model_inverse_link(object$model, eta)
-  colMeans(mu)
+  unname(colMeans(mu))
 }
 
 #' @rdname model-methods
