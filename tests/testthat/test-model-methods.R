@@ -100,3 +100,11 @@ test_that("posterior_predict() draws the response from each draw's distribution"
   expect_error(log_lik(f), "`object` must be a fit of glm_model")
   expect_length(coef(f), 1L)
 })
+
+test_that("the fit's variables keep glm()'s names through summary and posterior", {
+  p <- fit_poisson()
+  nm <- c("(Intercept)", "x", "gb")
+  expect_identical(summary(p$fit)$variable, nm)
+  skip_if_not_installed("posterior")
+  expect_identical(posterior::variables(posterior::as_draws_array(p$fit)), nm)
+})

@@ -86,8 +86,9 @@ class glm_evaluator : public mcmc::batch_evaluator {
     const double minus_inf = -std::numeric_limits<double>::infinity();
     std::vector<bool> is_inside(n_points, false);
     for (Eigen::Index r : inside) is_inside[r] = true;
+    // A likelihood that overflows (NaN) is read as outside the support.
     for (Eigen::Index r = 0; r < n_points; ++r)
-      if (!is_inside[r]) {
+      if (!is_inside[r] || std::isnan(out[r])) {
         out[r] = minus_inf;
         if (grad != nullptr) grad->row(r).setZero();
       }
