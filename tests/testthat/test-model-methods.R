@@ -108,3 +108,18 @@ test_that("the fit's variables keep glm()'s names through summary and posterior"
   skip_if_not_installed("posterior")
   expect_identical(posterior::variables(posterior::as_draws_array(p$fit)), nm)
 })
+
+test_that("the matrix form's fits predict from x", {
+  set.seed(34)
+  x <- matrix(rnorm(60), 30, 2, dimnames = list(NULL, c("a", "b")))
+  y <- rbinom(30, 1, plogis(0.5 + x %*% c(1, -1)))
+  m <- glm_model(y, x, "bernoulli_logit")
+  fit <- sample_model(m, n_iter = 100, chains = 2, seed = 6)
+  dm <- draws_matrix(fit)
+  eta <- dm[, 1] + dm[, 2:3] %*% t(x)
+  expect_equal(log_lik(fit), matrix(dbinom(rep(y, each = nrow(dm)), 1, plogis(eta), log = TRUE),
+                                    nrow(dm)))
+  expect_equal(predict(fit, newdata = x[1:3, ], type = "response"),
+               unname(colMeans(plogis(eta[, 1:3]))))
+  expect_error(predict(fit, newdata = x[, 1, drop = FALSE]), "`newdata` must be a numeric matrix with 2")
+})

@@ -414,7 +414,7 @@ test_that("formula models check their arguments", {
 
 test_that("formula models agree with glm() at large n (binomial, poisson, gaussian)", {
   set.seed(21)
-  n <- 3000
+  n <- 1500
   d <- data.frame(x1 = rnorm(n), x2 = rnorm(n))
   d$yb <- rbinom(n, 1, plogis(-0.3 + 0.8 * d$x1 - 0.5 * d$x2))
   d$yp <- rpois(n, exp(0.4 + 0.3 * d$x1 - 0.2 * d$x2))
@@ -423,7 +423,7 @@ test_that("formula models agree with glm() at large n (binomial, poisson, gaussi
                   list(yn ~ x1 + x2, gaussian()))) {
     ref <- summary(glm(cs[[1]], cs[[2]], d))$coefficients
     m <- glm_model(cs[[1]], d, family = cs[[2]])
-    fit <- sample_model(m, n_iter = 500, chains = 4, seed = 3)
+    fit <- sample_model(m, n_iter = 300, chains = 4, seed = 3)
     s <- summary(fit)
     z <- (s$mean[1:3] - ref[, 1]) / ref[, 2]
     expect_true(all(abs(z) < 0.25), info = paste(cs[[2]]$family, paste(round(z, 3), collapse = " ")))
