@@ -474,3 +474,19 @@ test_that("MASS::negative.binomial works as the negative binomial family", {
   expect_identical(m$names, c("(Intercept)", "x1", "phi"))
   expect_identical(m$family, "neg_binomial_2_log")
 })
+
+test_that("formula models on the device match the CPU, values and gradients", {
+  skip_if_no_device()
+  d <- make_formula_data(n = 301)
+  set.seed(8)
+  for (fam in list(gaussian(), binomial(), poisson(), neg_binomial_2())) {
+    d$resp <- switch(fam$family, gaussian = d$yn, binomial = d$yb, poisson = d$yp, d$ynb)
+    m <- glm_model(resp ~ x1 * g, d, family = fam, prior = student_t(3, 0, 1))
+    pts <- t(replicate(5, m$init + rnorm(length(m$init), sd = 0.1)))
+    cpu <- clbayes:::.cpp_model_gradient(m, pts)
+    m$use_device <- TRUE
+    dev <- device_eval_or_skip(clbayes:::.cpp_model_gradient(m, pts))
+    expect_equal(dev$value, cpu$value, tolerance = 1e-10, info = fam$family)
+    expect_equal(dev$gradient, cpu$gradient, tolerance = 1e-9, info = fam$family)
+  }
+})
