@@ -598,7 +598,8 @@ check_numeric_matrix_na_ok <- function(x, arg) {
 #' @return An object of class `c("clbayes_gp_model", "clbayes_model")`,
 #'   with `lower` and `upper`: the support [slice_sample_mv()] samples on
 #'   (`kappa` and `psi` on the log scale, `phi` on the logit scale of its
-#'   prior's range).
+#'   prior's range), and `init`: the starting covariance parameters
+#'   described under `beta`.
 #' @seealso [gp_loglik_batched()], [slice_sample_mv()]
 #' @examples
 #' set.seed(3)
@@ -647,8 +648,9 @@ gp_model <- function(y, X = NULL, coords,
   }
   storage.mode(X) <- "double"
   storage.mode(coords) <- "double"
+  start <- gp_start(y, X, coords, pr$phi)
   if (is.null(beta)) {
-    beta <- gp_gls_beta(y, X, coords, pr$phi, cov)
+    beta <- gp_gls_beta(y, X, coords, start, cov)
   } else if (!is.numeric(beta) || length(beta) != ncol(X) || any(!is.finite(beta))) {
     stop(sprintf("`beta` must be %d finite numbers, one per column of `X`", ncol(X)),
          call. = FALSE)
@@ -659,19 +661,29 @@ gp_model <- function(y, X = NULL, coords,
                  names = c("kappa", "psi", "phi"), size = n, n_obs = n, device_path = TRUE,
                  threshold_option = "clbayes.threshold.gp_model", threshold = 100,
                  use_device = FALSE, lower = c(0, 0, pr$phi[1]),
-                 upper = c(Inf, Inf, pr$phi[2])),
+                 upper = c(Inf, Inf, pr$phi[2]), init = start),
             class = c("clbayes_gp_model", "clbayes_model"))
 }
 
-# GLS estimate of beta at a starting covariance (see gp_model()'s `beta`).
-gp_gls_beta <- function(y, X, coords, phi_range, cov) {
-  if (ncol(X) == 0L) return(numeric())
-  ols <- stats::lm.fit(X, y)
-  r <- ols$residuals
+# The starting covariance parameters (see gp_model()'s `beta`): kappa = psi
+# = var(r) / 2 with r the least-squares residuals, phi a third of the
+# median distance moved inside the prior's range.
+gp_start <- function(y, X, coords, phi_range) {
+  r <- if (ncol(X) == 0L) y else stats::lm.fit(X, y)$residuals
   s2 <- max(stats::var(r), 1e-8) / 2
   d <- as.matrix(stats::dist(coords))
   med <- stats::median(d[upper.tri(d)])
-  phi <- min(max(med / 3, phi_range[1] + 0.01 * diff(phi_range)), phi_range[2] - 0.01 * diff(phi_range))
+  phi <- min(max(med / 3, phi_range[1] + 0.01 * diff(phi_range)),
+             phi_range[2] - 0.01 * diff(phi_range))
+  c(kappa = s2, psi = s2, phi = phi)
+}
+
+# GLS estimate of beta at the starting covariance `start` (gp_start()).
+gp_gls_beta <- function(y, X, coords, start, cov) {
+  if (ncol(X) == 0L) return(numeric())
+  d <- as.matrix(stats::dist(coords))
+  s2 <- start[["kappa"]]
+  phi <- start[["phi"]]
   S <- s2 * (if (cov == "exponential") exp(-d / phi) else exp(-d^2 / (2 * phi^2)))
   diag(S) <- 2 * s2
   R <- chol(S)

@@ -196,6 +196,8 @@ test_that("gp_model log density equals the Gaussian likelihood + priors", {
   Si <- solve(S)
   expect_equal(unname(m$beta), drop(solve(t(d$X) %*% Si %*% d$X, t(d$X) %*% Si %*% d$y)),
                tolerance = 1e-8)
+  # and the model starts the sampler there
+  expect_equal(m$init, c(kappa = s2, psi = s2, phi = phi))
 })
 
 test_that("gp_model on the device matches the CPU", {
