@@ -1,12 +1,16 @@
 # coef(), predict(), posterior_predict() and log_lik() on fits of models,
 # against the same quantities computed in R from the draws.
 
+# Short runs: these tests compute from whatever draws there are, so the
+# sampler's convergence warnings are not theirs to check.
+quick_fit <- function(...) suppressWarnings(sample_model(...))
+
 fit_poisson <- function() {
   set.seed(31)
   d <- data.frame(x = rnorm(40), g = factor(sample(c("a", "b"), 40, replace = TRUE)))
   d$y <- rpois(40, exp(0.5 + 0.4 * d$x + 0.3 * (d$g == "b")))
   m <- glm_model(y ~ x + g, d, family = poisson())
-  list(d = d, fit = sample_model(m, n_iter = 200, chains = 2, seed = 2))
+  list(d = d, fit = quick_fit(m, n_iter = 200, chains = 2, seed = 2))
 }
 
 draws_matrix <- function(fit) {
@@ -24,7 +28,7 @@ test_that("coef() is the posterior median of each coefficient, named as glm()", 
   set.seed(32)
   d <- data.frame(x = rnorm(30))
   d$y <- 1 + d$x + rnorm(30)
-  fit <- sample_model(lm_model(y ~ x, d), n_iter = 100, chains = 2, seed = 1)
+  fit <- quick_fit(lm_model(y ~ x, d), n_iter = 100, chains = 2, seed = 1)
   expect_identical(names(coef(fit)), c("(Intercept)", "x"))
 })
 
@@ -56,7 +60,7 @@ test_that("log_lik() is the point-wise log-likelihood of every draw", {
   set.seed(33)
   d <- data.frame(x = rnorm(15), n = rpois(15, 3) + 1)
   d$s <- rbinom(15, d$n, plogis(d$x))
-  fit <- sample_model(glm_model(cbind(s, n - s) ~ x, d, family = binomial()),
+  fit <- quick_fit(glm_model(cbind(s, n - s) ~ x, d, family = binomial()),
                       n_iter = 100, chains = 2, seed = 3)
   dm <- draws_matrix(fit)
   pr <- plogis(dm[, 1] + dm[, 2] %o% d$x)
@@ -66,11 +70,11 @@ test_that("log_lik() is the point-wise log-likelihood of every draw", {
   # gaussian and negative binomial use each draw's sigma / phi
   d$yn <- rnorm(15)
   d$yc <- rnbinom(15, mu = 2, size = 2)
-  fit <- sample_model(glm_model(yn ~ x, d), n_iter = 50, chains = 2, seed = 4)
+  fit <- quick_fit(glm_model(yn ~ x, d), n_iter = 50, chains = 2, seed = 4)
   dm <- draws_matrix(fit)
   mu <- dm[, 1] + dm[, 2] %o% d$x
   expect_equal(log_lik(fit)[7, ], dnorm(d$yn, mu[7, ], dm[7, "sigma"], log = TRUE))
-  fit <- sample_model(glm_model(yc ~ x, d, family = neg_binomial_2()), n_iter = 50,
+  fit <- quick_fit(glm_model(yc ~ x, d, family = neg_binomial_2()), n_iter = 50,
                       chains = 2, seed = 5)
   dm <- draws_matrix(fit)
   mu <- exp(dm[, 1] + dm[, 2] %o% d$x)
@@ -114,7 +118,7 @@ test_that("the matrix form's fits predict from x", {
   x <- matrix(rnorm(60), 30, 2, dimnames = list(NULL, c("a", "b")))
   y <- rbinom(30, 1, plogis(0.5 + x %*% c(1, -1)))
   m <- glm_model(y, x, "bernoulli_logit")
-  fit <- sample_model(m, n_iter = 100, chains = 2, seed = 6)
+  fit <- quick_fit(m, n_iter = 100, chains = 2, seed = 6)
   dm <- draws_matrix(fit)
   eta <- dm[, 1] + dm[, 2:3] %*% t(x)
   expect_equal(log_lik(fit), matrix(dbinom(rep(y, each = nrow(dm)), 1, plogis(eta), log = TRUE),
