@@ -38,7 +38,7 @@ log_lik <- function(object, ...) UseMethod("log_lik")
 #'
 #' Draws are the post-warmup draws of all chains, chain after chain.
 #'
-#' @param object,x A `clbayes_fit`.
+#' @param object A `clbayes_fit`.
 #' @param newdata For a formula model a data frame with the predictors; for
 #'   the matrix form a matrix with the columns of `x`. `NULL` (the default)
 #'   uses the data the model was made with.
