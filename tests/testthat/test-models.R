@@ -491,4 +491,10 @@ test_that("formula models on the device match the CPU, values and gradients", {
     expect_equal(dev$value, cpu$value, tolerance = 1e-10, info = fam$family)
     expect_equal(dev$gradient, cpu$gradient, tolerance = 1e-9, info = fam$family)
   }
+  # without predictors (k = 0)
+  m <- glm_model(yp ~ 1, d, family = poisson())
+  pts <- matrix(c(0.5, 1, 1.5), ncol = 1)
+  cpu <- clbayes:::.cpp_model_gradient(m, pts)
+  m$use_device <- TRUE
+  expect_equal(clbayes:::.cpp_model_gradient(m, pts), cpu, tolerance = 1e-10)
 })

@@ -126,8 +126,9 @@ class glm_evaluator : public mcmc::batch_evaluator {
     p.alpha = alpha.data();
     p.beta = beta.data();
     p.extra = n_extra_ == 1 ? extra.data() : nullptr;
+    // Without predictors (k = 0) there is no x to read: the host does it.
     const glm::glm_batch_result res =
-        glm::glm_lp_batch(data_, p, grad != nullptr, true, use_device_);
+        glm::glm_lp_batch(data_, p, grad != nullptr, true, use_device_ && k > 0);
     for (int j = 0; j < P; ++j) {
       const Eigen::Index r = inside[j];
       out[r] += res.value[j];
