@@ -165,6 +165,10 @@
     .Call(`_clbayes_cpp_model_log_density`, model, points)
 }
 
+.cpp_model_gradient <- function(model, points) {
+    .Call(`_clbayes_cpp_model_gradient`, model, points)
+}
+
 .cpp_sum <- function(x, method, precision, on_device) {
     .Call(`_clbayes_cpp_sum`, x, method, precision, on_device)
 }

@@ -1,33 +1,78 @@
-#' Linear regression with known unit variance and flat priors
+#' Bayesian linear regression
 #'
-#' The model of Example 1 of Tibbits, Haran and Liechty ("Parallel
-#' multivariate slice sampling"): `y = X b + e` with `e ~ N(0, 1)`
-#' independent, the variance known, and flat priors on `b`. Its posterior is
-#' normal with mean `solve(crossprod(X), crossprod(X, y))` and covariance
-#' `solve(crossprod(X))`, which makes it a test of samplers; an intercept and
-#' a predictor with a large mean give the strongly correlated posterior of
-#' the paper. Pass the model as `log_density` to [slice_sample_mv()]; it is
-#' evaluated in C++ on the CPU, `-0.5 (b - bhat)' X'X (b - bhat)` per point.
+#' The formula form, `lm_model(formula, data, ...)`, is the normal linear
+#' model `y ~ normal(X b, sigma)` with `sigma` unknown and rstanarm's
+#' priors: it is [glm_model()] with `family = gaussian()` (see there for the
+#' formula, the names of the variables, the priors and the default `init`),
+#' and its density is evaluated, with its gradient, for every point of a
+#' batch in one pass over the data.
 #'
-#' @param y Numeric response vector, finite.
-#' @param X Numeric design matrix with one row per element of `y` and full
-#'   column rank (include a column of ones for an intercept). Its column
-#'   names name the parameters.
-#' @return An object of class `c("clbayes_lm_model", "clbayes_model")`: a
-#'   list with `y`, `X`, `names` (parameter names), `size` (observations),
-#'   `mean` and `cov` (the exact posterior mean and covariance).
+#' The matrix form, `lm_model(y, X)`, is the model of Example 1 of Tibbits,
+#' Haran and Liechty ("Parallel multivariate slice sampling"): `y = X b + e`
+#' with `e ~ N(0, 1)` independent, the variance known, and flat priors on
+#' `b`. Its posterior is normal with mean `solve(crossprod(X),
+#' crossprod(X, y))` and covariance `solve(crossprod(X))`, which makes it a
+#' test of samplers; it is evaluated in C++ as `-0.5 (b - bhat)' X'X (b -
+#' bhat)` per point (with its gradient), without a pass over the data.
+#'
+#' @param formula A model formula, as for [stats::lm()]; or, for the matrix
+#'   form, the numeric response vector `y` (finite).
+#' @param data A data frame with the variables of `formula` (by default
+#'   taken from the formula's environment); or, for the matrix form, the
+#'   numeric design matrix `X` with one row per element of `y` and full
+#'   column rank (include a column of ones for an intercept; its column
+#'   names name the parameters).
+#' @param prior,prior_intercept,prior_aux Priors of the coefficients, the
+#'   intercept and `sigma` (formula form only): see [glm_model()] and
+#'   [priors].
+#' @param na.action What to do with rows with missing values (formula form),
+#'   as for [stats::model.frame()]; dropped rows are reported in a message.
+#' @return The formula form: a `clbayes_glm_model` (see [glm_model()]). The
+#'   matrix form: an object of class `c("clbayes_lm_model",
+#'   "clbayes_model")`, a list with `y`, `X`, `names` (parameter names),
+#'   `size` (observations), `mean` and `cov` (the exact posterior mean and
+#'   covariance), and `init` (the posterior mean).
+#' @seealso [glm_model()], [priors], [slice_sample_mv()]
 #' @examples
 #' set.seed(1)
+#' d <- data.frame(x = rnorm(50))
+#' d$y <- 1 + 2 * d$x + rnorm(50, sd = 0.5)
+#' m <- lm_model(y ~ x, d)
+#' m
+#' fit <- slice_sample_mv(m, init = m$init, n_iter = 300, width = 1,
+#'                        method = "univariate", chains = 2, seed = 1,
+#'                        backend = "cpu")
+#' coef(fit)
+#' coef(lm(y ~ x, d))
+#'
+#' # the matrix form: known unit variance, flat priors
 #' x <- rnorm(50, mean = 5, sd = sqrt(0.5))
 #' X <- cbind(alpha = 1, beta = x)
 #' y <- drop(X %*% c(1, 2)) + rnorm(50)
 #' m <- lm_model(y, X)
-#' fit <- slice_sample_mv(m, init = m$mean, n_iter = 200, width = 1,
-#'                        chains = 2, seed = 1, backend = "cpu")
-#' summary(fit)
 #' m$mean
 #' @export
-lm_model <- function(y, X) {
+lm_model <- function(formula, data, prior = normal(0, 2.5),
+                     prior_intercept = normal(0, 10), prior_aux = exponential(1),
+                     na.action = getOption("na.action")) {
+  if (inherits(formula, "formula")) {
+    model <- glm_model(formula, data, family = stats::gaussian(), prior = prior,
+                       prior_intercept = prior_intercept, prior_aux = prior_aux,
+                       na.action = na.action)
+    model$call <- match.call()
+    return(model)
+  }
+  if (!missing(prior) || !missing(prior_intercept) || !missing(prior_aux)) {
+    stop("`prior`, `prior_intercept` and `prior_aux` are for the formula form ",
+         "lm_model(formula, data); lm_model(y, X) has flat priors and sigma = 1",
+         call. = FALSE)
+  }
+  if (missing(data)) stop("`X` must be given: lm_model(y, X) or lm_model(formula, data)",
+                          call. = FALSE)
+  lm_model_matrix(formula, data)
+}
+
+lm_model_matrix <- function(y, X) {
   if (!is.numeric(y) || length(y) < 1L || any(!is.finite(y))) {
     stop("`y` must be a finite numeric vector", call. = FALSE)
   }
@@ -48,9 +93,10 @@ lm_model <- function(y, X) {
   nm <- colnames(X) %||% paste0("b[", seq_len(ncol(X)), "]")
   cov <- solve(xtx)
   dimnames(cov) <- list(nm, nm)
+  mean <- stats::setNames(drop(cov %*% crossprod(X, y)), nm)
   structure(list(y = y, X = X, names = nm, size = length(y), n_obs = length(y),
-                 mean = stats::setNames(drop(cov %*% crossprod(X, y)), nm),
-                 cov = cov),
+                 mean = mean, cov = cov, init = mean,
+                 lower = rep(-Inf, length(nm)), upper = rep(Inf, length(nm))),
             class = c("clbayes_lm_model", "clbayes_model"))
 }
 
@@ -58,73 +104,174 @@ lm_model <- function(y, X) {
 print.clbayes_model <- function(x, ...) {
   cat(sprintf("<%s> %d observations, parameters: %s\n", class(x)[1L], x$n_obs,
               paste(x$names, collapse = ", ")))
+  if (inherits(x, "clbayes_glm_model")) {
+    cat(sprintf("family: %s\n", x$family))
+    show <- function(p) if (is.null(p)) "flat" else trimws(utils::capture.output(print(p)))
+    cat(sprintf("prior_intercept: %s\nprior: %s\n", show(x$prior_intercept), show(x$prior)))
+    if (any(x$names %in% c("sigma", "phi"))) cat(sprintf("prior_aux: %s\n", show(x$prior_aux)))
+  }
   invisible(x)
 }
 
-#' Generalised linear model posterior for the slice sampler
+#' Bayesian generalised linear models
 #'
-#' The likelihood of [gpu_glm_lp()] (Stan's `*_glm_lpmf`) with independent
-#' priors: `alpha`, `beta` and `cuts` ~ normal(`prior$mean`, `prior$sd`),
-#' `sigma` and `phi` ~ exponential(`prior$rate`). Pass the model as
-#' `log_density` to [slice_sample_mv()]; each proposal is one evaluation of
-#' the GLM likelihood, on the OpenCL device when the sampler's backend is
-#' `"opencl"` (the data are uploaded once, when the model is made, and stay
-#' there), else in C++ on the CPU.
+#' A GLM posterior for the samplers, written as rstanarm's `stan_glm()`
+#' writes it: a formula, an R family object and priors on the
+#' coefficients, the intercept and the auxiliary parameter. The likelihood
+#' is Stan's `*_glm_lpmf` ([gpu_glm_lp()]); the priors are evaluated in the
+#' same C++ call. Every point of a sampler's batch (every chain's proposal)
+#' is evaluated in one pass over the data, with its gradient when a
+#' gradient sampler asks for it, on the OpenCL device when the sampler's
+#' backend is `"opencl"` (the data are uploaded once, when the model is
+#' made) and in C++ on the CPU otherwise.
 #'
-#' @param y Response: real for `"normal_id"`, 0/1 for `"bernoulli_logit"`,
-#'   counts for `"poisson_log"` and `"neg_binomial_2_log"`, categories
-#'   `1..C` for `"categorical_logit"` and `"ordered_logistic"` (a factor
-#'   is taken by its codes).
-#' @param x Numeric design matrix without an intercept column (the
-#'   intercept is `alpha`).
-#' @param family One of `"normal_id"`, `"bernoulli_logit"`,
-#'   `"poisson_log"`, `"neg_binomial_2_log"`, `"categorical_logit"`,
-#'   `"ordered_logistic"`.
-#' @param prior A list with `mean` and `sd` of the normal prior on the
-#'   coefficients (and cuts) and `rate` of the exponential prior on `sigma`
-#'   or `phi`; missing entries take the defaults `mean = 0`, `sd = 10`,
-#'   `rate = 1`.
-#' @param n_categories For `"categorical_logit"` and `"ordered_logistic"`:
-#'   the number of categories (default `max(y)`).
-#' @details The parameters, in order: `alpha` (one per category for
-#'   `"categorical_logit"`, absent for `"ordered_logistic"`), `beta` (one per
-#'   column of `x`, times the categories for `"categorical_logit"`), then
-#'   `sigma`, `phi` or the `cuts`. With `backend = "auto"` the sampler uses
-#'   the device when one is selected, is not a CPU device, and `nrow(x) *
-#'   ncol(x)` is at least `getOption("clbayes.threshold.glm_model", 1e5)`.
-#' @return An object of class `c("clbayes_glm_model", "clbayes_model")`,
-#'   with `lower` and `upper`: the support [slice_sample_mv()] samples on
-#'   (`sigma` and `phi` positive, so they are sampled on the log scale).
-#' @seealso [gpu_glm_lp()], [slice_sample_mv()]
+#' @section Families: `gaussian()` (identity link; the variable `sigma`),
+#'   `binomial()` (logit link), `poisson()` (log link) and a negative
+#'   binomial with log link and precision `phi` (variance `mu + mu^2 /
+#'   phi`): [neg_binomial_2()] or `MASS::negative.binomial(theta)` (`theta`
+#'   is ignored: `phi` is a parameter of the model). Family names work too
+#'   (`"gaussian"`, `"binomial"`, `"poisson"`, `"neg_binomial_2"`), as do
+#'   Stan's names (`"normal_id"`, `"bernoulli_logit"`, `"poisson_log"`,
+#'   `"neg_binomial_2_log"`; and, in the matrix form only,
+#'   `"categorical_logit"` and `"ordered_logistic"`). Other families and
+#'   links are an error.
+#'
+#'   A `binomial()` response may be 0/1, logical, a factor (the first level
+#'   is failure, as in [stats::glm()]) or a two-column matrix
+#'   `cbind(successes, failures)`. The core has only a Bernoulli
+#'   likelihood, so a two-column response is expanded into one Bernoulli row
+#'   per trial (the posterior is the same; the cost grows with the number of
+#'   trials). [log_lik()] and [posterior_predict()] still give one column
+#'   per row of `data`.
+#'
+#' @section Formula: Factors, interactions and transformations are expanded
+#'   by [stats::model.matrix()], so the variables are named as
+#'   `coef(glm(formula, family, data))` names them (`"(Intercept)"`, `"x1"`,
+#'   `"groupB"`, `"x1:x2"`, ...), followed by `"sigma"` (gaussian) or
+#'   `"phi"` (negative binomial). A formula without an intercept (`y ~ x -
+#'   1`) has none. Offsets are not supported yet: a formula with `offset()`
+#'   is an error. Rows with missing values are handled by `na.action`, with
+#'   a message saying how many were dropped. Collinear columns are an error.
+#'
+#' @section Priors: `prior` applies to each coefficient (one number, or one
+#'   location/scale per coefficient), `prior_intercept` to the intercept,
+#'   `prior_aux` to `sigma` or `phi` (a `normal()`, `student_t()` or
+#'   `cauchy()` there is the half distribution). `NULL` is a flat prior.
+#'   The scales are not autoscaled (see [priors]).
+#'
+#' @section Matrix form: `glm_model(y, x, family)` (positional) keeps the
+#'   interface of the likelihood: `x` without an intercept column, the
+#'   variables named `alpha`, `beta[<column>]`, then `sigma`, `phi` or the
+#'   `cuts`. Its priors default to normal(0, 10) on `alpha` and `beta`
+#'   (`prior` and `prior_intercept`, which also covers the cuts) and
+#'   exponential(1) on `sigma` or `phi`; `prior` may also be a list with
+#'   `mean` and `sd` (the normal prior of every coefficient and cut) and
+#'   `rate` (the exponential prior of `sigma` or `phi`).
+#'
+#' @param formula A model formula, as for [stats::glm()]; or, for the matrix
+#'   form, the response `y` (real for `"normal_id"`, 0/1 for
+#'   `"bernoulli_logit"`, counts for `"poisson_log"` and
+#'   `"neg_binomial_2_log"`, categories `1..C` for `"categorical_logit"` and
+#'   `"ordered_logistic"`; a factor is taken by its codes).
+#' @param data A data frame with the variables of `formula` (by default
+#'   taken from the formula's environment); or, for the matrix form, the
+#'   numeric design matrix `x` without an intercept column.
+#' @param family An R family object ([gaussian()], [binomial()],
+#'   [poisson()], [neg_binomial_2()]), a family function or name, or a Stan
+#'   family name. See Families.
+#' @param prior Prior of the coefficients: [normal()], [student_t()],
+#'   [cauchy()] or `NULL` (flat).
+#' @param prior_intercept Prior of the intercept (and of the cuts of
+#'   `"ordered_logistic"`): as `prior`.
+#' @param prior_aux Prior of `sigma` or `phi`: [exponential()], or the half
+#'   [normal()], [student_t()] or [cauchy()], or `NULL` (flat).
+#' @param na.action What to do with rows with missing values (formula form),
+#'   as for [stats::model.frame()].
+#' @param n_categories For `"categorical_logit"` and `"ordered_logistic"`
+#'   (matrix form): the number of categories (default `max(y)`).
+#' @details With `backend = "auto"` the sampler uses the device when one is
+#'   selected, is not a CPU device, and `nrow(x) * ncol(x)` is at least
+#'   `getOption("clbayes.threshold.glm_model", 1e5)`.
+#' @return An object of class `c("clbayes_glm_model", "clbayes_model")`: a
+#'   list with `names` (the variables), `lower` and `upper` (the support the
+#'   sampler works on: `sigma` and `phi` positive, sampled on the log
+#'   scale), `init` (a named starting point: the [stats::glm.fit()]
+#'   estimates, with `sigma` its residual standard deviation and `phi` a
+#'   moment estimate, or zeros where that fit fails), the priors, and what
+#'   [predict()][predict.clbayes_fit], [posterior_predict()] and
+#'   [log_lik()] need (`x`, `y`, `terms`, ...).
+#' @seealso [priors], [gpu_glm_lp()], [slice_sample_mv()],
+#'   [coef.clbayes_fit()], [posterior_predict()], [log_lik()]
 #' @examples
 #' set.seed(2)
-#' x <- matrix(rnorm(200), 100, 2, dimnames = list(NULL, c("x1", "x2")))
-#' y <- rbinom(100, 1, plogis(0.5 + x %*% c(1, -1)))
-#' m <- glm_model(y, x, "bernoulli_logit")
+#' d <- data.frame(x1 = rnorm(100), x2 = rnorm(100))
+#' d$y <- rbinom(100, 1, plogis(0.5 + d$x1 - d$x2))
+#' m <- glm_model(y ~ x1 + x2, d, family = binomial())
 #' m
-#' fit <- slice_sample_mv(m, init = c(0, 0, 0), n_iter = 200, width = 1,
-#'                        chains = 2, seed = 1, backend = "cpu")
-#' summary(fit)
+#' fit <- slice_sample_mv(m, init = m$init, n_iter = 300, width = 1,
+#'                        method = "univariate", chains = 2, seed = 1,
+#'                        backend = "cpu")
+#' coef(fit)
+#' coef(glm(y ~ x1 + x2, binomial(), d))
+#'
+#' # the matrix form, with Stan's family name
+#' x <- cbind(x1 = d$x1, x2 = d$x2)
+#' m2 <- glm_model(d$y, x, "bernoulli_logit")
+#' m2$names
 #' @export
-glm_model <- function(y, x, family = c("normal_id", "bernoulli_logit", "poisson_log",
-                                       "neg_binomial_2_log", "categorical_logit",
-                                       "ordered_logistic"),
-                      prior = list(mean = 0, sd = 10, rate = 1),
-                      n_categories = NULL) {
-  family <- match.arg(family)
-  x <- check_design(x)
-  y <- check_glm_y(y, nrow(x))
-  if (!is.list(prior)) stop("`prior` must be a list (mean, sd, rate)", call. = FALSE)
+glm_model <- function(formula, data, family = stats::gaussian(), prior = normal(0, 2.5),
+                      prior_intercept = normal(0, 10), prior_aux = exponential(1),
+                      na.action = getOption("na.action"), n_categories = NULL) {
+  if (inherits(formula, "formula")) {
+    if (!is.null(n_categories)) {
+      stop("`n_categories` is for the matrix form glm_model(y, x, family)", call. = FALSE)
+    }
+    model <- glm_model_formula(formula, if (missing(data)) NULL else data, family,
+                               prior, prior_intercept, prior_aux, na.action)
+    model$call <- match.call()
+    return(model)
+  }
+  if (missing(data)) {
+    stop("`x` must be given: glm_model(y, x, family) or glm_model(formula, data, family)",
+         call. = FALSE)
+  }
+  if (is.list(prior) && !inherits(prior, "clbayes_prior")) {
+    legacy <- legacy_prior(prior)
+    prior <- legacy$prior
+    prior_intercept <- legacy$prior
+    prior_aux <- legacy$prior_aux
+  } else {
+    if (missing(prior)) prior <- normal(0, 10)
+    if (missing(prior_intercept)) prior_intercept <- normal(0, 10)
+  }
+  glm_model_matrix(formula, data, family, prior, prior_intercept, prior_aux, n_categories)
+}
+
+# A matrix-form prior list (mean, sd, rate) as prior objects.
+legacy_prior <- function(prior) {
+  unknown <- setdiff(names(prior) %||% "<unnamed>", c("mean", "sd", "rate"))
+  if (length(unknown) > 0L) {
+    stop(sprintf(paste0("`prior` has unknown entries (%s): give a prior made by normal(), ",
+                        "student_t(), cauchy(), or a list with mean, sd and rate"),
+                 paste(unknown, collapse = ", ")), call. = FALSE)
+  }
   pr <- utils::modifyList(list(mean = 0, sd = 10, rate = 1), prior)
   for (nm in c("mean", "sd", "rate")) {
     v <- pr[[nm]]
-    if (!is.numeric(v) || length(v) != 1L || !is.finite(v) ||
-        (nm != "mean" && v <= 0)) {
+    if (!is.numeric(v) || length(v) != 1L || !is.finite(v) || (nm != "mean" && v <= 0)) {
       stop(sprintf("`prior$%s` must be a single %s number", nm,
                    if (nm == "mean") "finite" else "positive"), call. = FALSE)
     }
   }
-  categorical <- family %in% c("categorical_logit", "ordered_logistic")
+  list(prior = normal(pr$mean, pr$sd), prior_aux = exponential(pr$rate))
+}
+
+glm_model_matrix <- function(y, x, family, prior, prior_intercept, prior_aux,
+                             n_categories) {
+  fam <- resolve_family(family)
+  x <- check_design(x)
+  categorical <- fam$stan %in% c("categorical_logit", "ordered_logistic")
+  y <- check_glm_y(y, nrow(x))
   if (categorical) {
     if (is.null(n_categories)) n_categories <- max(y)
     if (!is.numeric(n_categories) || length(n_categories) != 1L ||
@@ -134,41 +281,101 @@ glm_model <- function(y, x, family = c("normal_id", "bernoulli_logit", "poisson_
   } else {
     n_categories <- 1L
   }
-  data <- gpu_glm_data(x, y)  # checks y's support and uploads when a device exists
   xn <- colnames(x) %||% paste0("x", seq_len(ncol(x)))
-  nm <- switch(family,
+  nm <- switch(fam$stan,
     categorical_logit = c(
       paste0("alpha[", seq_len(n_categories), "]"),
       paste0("beta[", rep(xn, n_categories), ",", rep(seq_len(n_categories), each = ncol(x)), "]")
     ),
-    ordered_logistic = c(paste0("beta[", xn, "]"),
-                         paste0("cuts[", seq_len(n_categories - 1L), "]")),
-    c("alpha", paste0("beta[", xn, "]"),
-      switch(family, normal_id = "sigma", neg_binomial_2_log = "phi", NULL))
+    ordered_logistic = paste0("beta[", xn, "]"),
+    c("alpha", paste0("beta[", xn, "]"))
   )
-  model <- structure(list(family = family, data = data, prior = pr,
-                          n_categories = as.integer(n_categories), names = nm,
-                          size = nrow(x) * ncol(x), n_obs = nrow(x), device_path = TRUE,
-                          threshold_option = "clbayes.threshold.glm_model",
-                          threshold = 1e5, use_device = FALSE,
-                          lower = ifelse(grepl("^(sigma|phi)$", nm), 0, -Inf),
-                          upper = rep(Inf, length(nm))),
-                     class = c("clbayes_glm_model", "clbayes_model"))
-  # One evaluation at a point inside the support checks y against the
-  # family (an error names `y`) before any sampling starts.
-  .cpp_model_log_density(model, matrix(glm_model_start(model), nrow = 1L))
+  model <- glm_model_build(list(y = y, trials = NULL), x, fam$stan, prior, prior_intercept,
+                           prior_aux, n_categories = n_categories, has_intercept = TRUE,
+                           names = nm)
+  model$family_object <- fam$object
   model
 }
 
-# A point inside the support: zero coefficients, unit sigma / phi, cuts
-# spread evenly around zero.
-glm_model_start <- function(model) {
-  theta <- numeric(length(model$names))
-  is_extra <- grepl("^(sigma|phi)$", model$names)
-  theta[is_extra] <- 1
-  is_cut <- startsWith(model$names, "cuts[")
+# The model object from the response `resp` (glm_response()), the design
+# `x` (no intercept column) and the coefficients' names `names`; sigma, phi
+# or the cuts are added to them.
+glm_model_build <- function(resp, x, stan, prior, prior_intercept, prior_aux, n_categories,
+                            has_intercept, names) {
+  prior <- check_prior_arg(prior, "prior")
+  prior_intercept <- check_prior_arg(prior_intercept, "prior_intercept")
+  prior_aux <- check_prior_arg(prior_aux, "prior_aux", aux = TRUE)
+  extra <- switch(stan, normal_id = "sigma", neg_binomial_2_log = "phi",
+                  ordered_logistic = "cuts", "")
+  n_cuts <- if (extra == "cuts") n_categories - 1L else 0L
+  n_alpha <- switch(stan, categorical_logit = n_categories, ordered_logistic = 0L,
+                    if (has_intercept) 1L else 0L)
+  n_beta <- ncol(x) * (if (stan == "categorical_logit") n_categories else 1L)
+  n_aux <- as.integer(extra %in% c("sigma", "phi"))
+  priors <- prior_table(prior, prior_intercept, prior_aux, n_alpha, n_beta, n_aux, n_cuts)
+  nm <- c(names, if (n_aux == 1L) extra, if (n_cuts > 0L) paste0("cuts[", seq_len(n_cuts), "]"))
+  # the core's rows: a two-column binomial response is one Bernoulli row
+  # per trial
+  if (is.null(resp$trials)) {
+    xc <- x
+    yc <- resp$y
+  } else {
+    rows <- c(rep(seq_along(resp$y), resp$y), rep(seq_along(resp$y), resp$trials - resp$y))
+    xc <- x[rows, , drop = FALSE]
+    yc <- rep(c(1, 0), c(sum(resp$y), sum(resp$trials - resp$y)))
+  }
+  data <- gpu_glm_data(xc, yc)  # checks y's support and uploads when a device exists
+  model <- structure(list(family = stan, data = data, priors = priors,
+                          prior = prior, prior_intercept = prior_intercept,
+                          prior_aux = prior_aux, has_intercept = has_intercept,
+                          n_categories = as.integer(n_categories), names = nm,
+                          size = nrow(xc) * ncol(xc), n_obs = nrow(x), device_path = TRUE,
+                          threshold_option = "clbayes.threshold.glm_model",
+                          threshold = 1e5, use_device = FALSE,
+                          lower = ifelse(nm %in% c("sigma", "phi"), 0, -Inf),
+                          upper = rep(Inf, length(nm)),
+                          x = x, y = resp$y, trials = resp$trials),
+                     class = c("clbayes_glm_model", "clbayes_model"))
+  model$init <- glm_model_init(model, xc, yc)
+  # One evaluation at a point inside the support checks y against the
+  # family (an error names `y`) before any sampling starts.
+  .cpp_model_log_density(model, matrix(model$init, nrow = 1L))
+  model
+}
+
+# A starting point inside the support: the glm.fit() estimates (on at most
+# 10^5 evenly spaced rows) with sigma their residual sd and phi a moment
+# estimate; zeros (sigma, phi = 1, cuts spread around zero) where the fit
+# fails and for the categorical families.
+glm_model_init <- function(model, x, y) {
+  nm <- model$names
+  theta <- stats::setNames(numeric(length(nm)), nm)
+  theta[nm %in% c("sigma", "phi")] <- 1
+  is_cut <- startsWith(nm, "cuts[")
   theta[is_cut] <- seq_len(sum(is_cut)) - (sum(is_cut) + 1) / 2
-  stats::setNames(theta, model$names)
+  if (model$family %in% c("categorical_logit", "ordered_logistic")) return(theta)
+  rows <- if (nrow(x) > 1e5) unique(round(seq(1, nrow(x), length.out = 1e5))) else seq_len(nrow(x))
+  X <- if (model$has_intercept) cbind(1, x[rows, , drop = FALSE]) else x[rows, , drop = FALSE]
+  fam <- switch(model$family, normal_id = stats::gaussian(),
+                bernoulli_logit = stats::binomial(), stats::poisson())
+  fit <- tryCatch(suppressWarnings(stats::glm.fit(X, y[rows], family = fam)),
+                  error = function(e) NULL)
+  n_coef <- ncol(X)
+  if (is.null(fit) || !isTRUE(fit$converged) || any(!is.finite(fit$coefficients)) ||
+      any(abs(fit$coefficients) > 50)) {
+    if (model$family == "normal_id") theta["sigma"] <- max(stats::sd(y), 1e-3)
+    return(theta)
+  }
+  theta[seq_len(n_coef)] <- fit$coefficients
+  mu <- fit$fitted.values
+  r2 <- sum((y[rows] - mu)^2)
+  if (model$family == "normal_id") {
+    theta["sigma"] <- max(sqrt(r2 / max(length(rows) - n_coef, 1)), 1e-3)
+  } else if (model$family == "neg_binomial_2_log") {
+    excess <- (r2 - sum(mu)) / sum(mu^2)  # var = mu + mu^2 / phi
+    theta["phi"] <- if (is.finite(excess) && excess > 1e-3) min(1 / excess, 1e3) else 1e3
+  }
+  theta
 }
 
 #' Log density of a clbayes model at given points
@@ -255,7 +462,8 @@ check_numeric_matrix_na_ok <- function(x, arg) {
 #' @return An object of class `c("clbayes_gp_model", "clbayes_model")`,
 #'   with `lower` and `upper`: the support [slice_sample_mv()] samples on
 #'   (`kappa` and `psi` on the log scale, `phi` on the logit scale of its
-#'   prior's range).
+#'   prior's range), and `init`: the starting covariance parameters
+#'   described under `beta`.
 #' @seealso [gp_loglik_batched()], [slice_sample_mv()]
 #' @examples
 #' set.seed(3)
@@ -272,7 +480,7 @@ check_numeric_matrix_na_ok <- function(x, arg) {
 gp_model <- function(y, X = NULL, coords,
                      priors = list(kappa = c(2, 1), psi = c(2, 1), phi = c(0.01, 5)),
                      cov = c("exponential", "squared_exponential"), beta = NULL) {
-  cov <- match.arg(cov)
+  cov <- check_choice(cov, c("exponential", "squared_exponential"), "cov")
   if (!is.numeric(y) || !is.null(dim(y)) || length(y) < 2L || any(!is.finite(y))) {
     stop("`y` must be a finite numeric vector with at least two values", call. = FALSE)
   }
@@ -304,8 +512,9 @@ gp_model <- function(y, X = NULL, coords,
   }
   storage.mode(X) <- "double"
   storage.mode(coords) <- "double"
+  start <- gp_start(y, X, coords, pr$phi)
   if (is.null(beta)) {
-    beta <- gp_gls_beta(y, X, coords, pr$phi, cov)
+    beta <- gp_gls_beta(y, X, coords, start, cov)
   } else if (!is.numeric(beta) || length(beta) != ncol(X) || any(!is.finite(beta))) {
     stop(sprintf("`beta` must be %d finite numbers, one per column of `X`", ncol(X)),
          call. = FALSE)
@@ -316,19 +525,29 @@ gp_model <- function(y, X = NULL, coords,
                  names = c("kappa", "psi", "phi"), size = n, n_obs = n, device_path = TRUE,
                  threshold_option = "clbayes.threshold.gp_model", threshold = 100,
                  use_device = FALSE, lower = c(0, 0, pr$phi[1]),
-                 upper = c(Inf, Inf, pr$phi[2])),
+                 upper = c(Inf, Inf, pr$phi[2]), init = start),
             class = c("clbayes_gp_model", "clbayes_model"))
 }
 
-# GLS estimate of beta at a starting covariance (see gp_model()'s `beta`).
-gp_gls_beta <- function(y, X, coords, phi_range, cov) {
-  if (ncol(X) == 0L) return(numeric())
-  ols <- stats::lm.fit(X, y)
-  r <- ols$residuals
+# The starting covariance parameters (see gp_model()'s `beta`): kappa = psi
+# = var(r) / 2 with r the least-squares residuals, phi a third of the
+# median distance moved inside the prior's range.
+gp_start <- function(y, X, coords, phi_range) {
+  r <- if (ncol(X) == 0L) y else stats::lm.fit(X, y)$residuals
   s2 <- max(stats::var(r), 1e-8) / 2
   d <- as.matrix(stats::dist(coords))
   med <- stats::median(d[upper.tri(d)])
-  phi <- min(max(med / 3, phi_range[1] + 0.01 * diff(phi_range)), phi_range[2] - 0.01 * diff(phi_range))
+  phi <- min(max(med / 3, phi_range[1] + 0.01 * diff(phi_range)),
+             phi_range[2] - 0.01 * diff(phi_range))
+  c(kappa = s2, psi = s2, phi = phi)
+}
+
+# GLS estimate of beta at the starting covariance `start` (gp_start()).
+gp_gls_beta <- function(y, X, coords, start, cov) {
+  if (ncol(X) == 0L) return(numeric())
+  d <- as.matrix(stats::dist(coords))
+  s2 <- start[["kappa"]]
+  phi <- start[["phi"]]
   S <- s2 * (if (cov == "exponential") exp(-d / phi) else exp(-d^2 / (2 * phi^2)))
   diag(S) <- 2 * s2
   R <- chol(S)

@@ -529,6 +529,18 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_model_gradient
+Rcpp::List cpp_model_gradient(SEXP model, Rcpp::NumericMatrix points);
+RcppExport SEXP _clbayes_cpp_model_gradient(SEXP modelSEXP, SEXP pointsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type model(modelSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type points(pointsSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_model_gradient(model, points));
+    return rcpp_result_gen;
+END_RCPP
+}
 // cpp_sum
 Rcpp::NumericVector cpp_sum(Rcpp::NumericVector x, std::string method, std::string precision, bool on_device);
 RcppExport SEXP _clbayes_cpp_sum(SEXP xSEXP, SEXP methodSEXP, SEXP precisionSEXP, SEXP on_deviceSEXP) {
@@ -807,6 +819,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_clbayes_cpp_tcrossprod", (DL_FUNC) &_clbayes_cpp_tcrossprod, 2},
     {"_clbayes_cpp_tcrossprod_gpu", (DL_FUNC) &_clbayes_cpp_tcrossprod_gpu, 1},
     {"_clbayes_cpp_model_log_density", (DL_FUNC) &_clbayes_cpp_model_log_density, 2},
+    {"_clbayes_cpp_model_gradient", (DL_FUNC) &_clbayes_cpp_model_gradient, 2},
     {"_clbayes_cpp_sum", (DL_FUNC) &_clbayes_cpp_sum, 4},
     {"_clbayes_cpp_sum_gpu", (DL_FUNC) &_clbayes_cpp_sum_gpu, 3},
     {"_clbayes_cpp_sum_tuned", (DL_FUNC) &_clbayes_cpp_sum_tuned, 4},

@@ -8,6 +8,7 @@
 #include <clbayes/models/glm_model.hpp>
 #include <clbayes/models/gp_model.hpp>
 #include <clbayes/models/lm_model.hpp>
+#include <clbayes/models/priors.hpp>
 
 #include <algorithm>
 #include <memory>
@@ -56,6 +57,30 @@ class r_function_evaluator : public cm::batch_evaluator {
   }
 };
 
+// The priors of a model's parameters from its `priors` table (R/priors.R:
+// prior_table()): columns dist, df, location, scale and arg, one row per
+// parameter.
+cmod::prior_set as_prior_set(Rcpp::List table) {
+  Rcpp::CharacterVector dist = table["dist"], arg = table["arg"];
+  Rcpp::NumericVector df = table["df"], location = table["location"], scale = table["scale"];
+  std::vector<cmod::scalar_prior> priors(dist.size());
+  std::vector<std::string> args(dist.size());
+  for (R_xlen_t j = 0; j < dist.size(); ++j) {
+    const std::string d = Rcpp::as<std::string>(dist[j]);
+    cmod::scalar_prior& p = priors[j];
+    if (d == "normal") p.fam = cmod::prior_family::normal;
+    else if (d == "student_t") p.fam = cmod::prior_family::student_t;
+    else if (d == "exponential") p.fam = cmod::prior_family::exponential;
+    else if (d == "flat") p.fam = cmod::prior_family::flat;
+    else throw clbayes::invalid_argument("prior", "has an unknown distribution \"" + d + "\"");
+    p.df = df[j];
+    p.location = location[j];
+    p.scale = scale[j];
+    args[j] = Rcpp::as<std::string>(arg[j]);
+  }
+  return cmod::prior_set(std::move(priors), args);
+}
+
 }  // namespace
 
 namespace glue {
@@ -76,11 +101,6 @@ std::unique_ptr<cm::batch_evaluator> make_evaluator(SEXP target, SEXP gradient) 
   }
   if (std::find(cls.begin(), cls.end(), "clbayes_glm_model") != cls.end()) {
     Rcpp::List data = model["data"];
-    Rcpp::List prior = model["prior"];
-    cmod::glm_prior pr;
-    pr.mean = Rcpp::as<double>(prior["mean"]);
-    pr.sd = Rcpp::as<double>(prior["sd"]);
-    pr.rate = Rcpp::as<double>(prior["rate"]);
     const bool use_device = Rcpp::as<bool>(model["use_device"]);
 #ifndef CLBAYES_OPENCL
     if (use_device) glue::stop_no_opencl();
@@ -88,7 +108,8 @@ std::unique_ptr<cm::batch_evaluator> make_evaluator(SEXP target, SEXP gradient) 
     return std::unique_ptr<cm::batch_evaluator>(new cmod::glm_evaluator(
         glue::as_glm_data(data["ptr"]),
         clbayes::glm::parse_family(Rcpp::as<std::string>(model["family"])),
-        Rcpp::as<int>(model["n_categories"]), pr, use_device));
+        Rcpp::as<int>(model["n_categories"]), Rcpp::as<bool>(model["has_intercept"]),
+        as_prior_set(model["priors"]), use_device));
   }
   if (std::find(cls.begin(), cls.end(), "clbayes_gp_model") != cls.end()) {
     Rcpp::List data = model["data"];
@@ -126,4 +147,19 @@ Rcpp::NumericVector cpp_model_log_density(SEXP model, Rcpp::NumericMatrix points
   Eigen::VectorXd out;
   (*f)(Eigen::Map<const Eigen::MatrixXd>(points.begin(), points.nrow(), points.ncol()), out);
   return Rcpp::NumericVector(out.data(), out.data() + out.size());
+}
+
+// Log densities and gradients of a model object at the rows of `points`
+// (internal: tests check them against finite differences).
+// [[Rcpp::export(.cpp_model_gradient)]]
+Rcpp::List cpp_model_gradient(SEXP model, Rcpp::NumericMatrix points) {
+  std::unique_ptr<cm::batch_evaluator> f = glue::make_evaluator(model);
+  Eigen::VectorXd out;
+  Eigen::MatrixXd grad;
+  f->gradient(Eigen::Map<const Eigen::MatrixXd>(points.begin(), points.nrow(), points.ncol()),
+              out, grad);
+  Rcpp::NumericMatrix g(static_cast<int>(grad.rows()), static_cast<int>(grad.cols()));
+  std::copy(grad.data(), grad.data() + grad.size(), g.begin());
+  return Rcpp::List::create(Rcpp::Named("value") = Rcpp::NumericVector(out.data(), out.data() + out.size()),
+                            Rcpp::Named("gradient") = g);
 }

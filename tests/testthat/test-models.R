@@ -98,12 +98,12 @@ test_that("glm_model is -Inf outside the support", {
 
 test_that("glm_model on the device matches the CPU", {
   skip_if_no_device()
-  for (f in families) {
+  for (f in families[c(5, 6, 1:4)]) {  # the batched families last (see the helper)
     d <- make_glm_case(f, n = 301)
     m <- glm_model(d$y, d$x, f)
     set.seed(3)
     pts <- t(replicate(4, random_theta(f, d$k, d$C)))
-    expect_equal(model_log_density(m, pts, backend = "opencl"),
+    expect_equal(device_eval_or_skip(model_log_density(m, pts, backend = "opencl")),
                  model_log_density(m, pts, backend = "cpu"), tolerance = 1e-10, info = f)
   }
 })
@@ -136,10 +136,11 @@ test_that("the sampler recovers a Poisson regression posterior computed on a gri
 
 test_that("glm_model checks its arguments", {
   d <- make_glm_case("bernoulli_logit")
-  expect_error(glm_model(d$y, d$x, "binomial"), "should be one of")
+  expect_error(glm_model(d$y, d$x, "gaussianx"), "`family` must be")
   expect_error(glm_model(d$y + 2, d$x, "bernoulli_logit"), "`y`")
   expect_error(glm_model(d$y, d$x, prior = list(sd = -1)), "`prior\\$sd` must be")
-  expect_error(glm_model(d$y, d$x, prior = 3), "`prior` must be a list")
+  expect_error(glm_model(d$y, d$x, prior = 3), "`prior` must be a prior")
+  expect_error(glm_model(d$y, d$x, prior = list(shape = 1)), "`prior` has unknown entries \\(shape\\)")
   expect_error(glm_model(d$y[-1], d$x), "`y` must have one value per row")
   d <- make_glm_case("categorical_logit")
   expect_error(glm_model(d$y, d$x, "categorical_logit", n_categories = 1.5),
@@ -195,6 +196,8 @@ test_that("gp_model log density equals the Gaussian likelihood + priors", {
   Si <- solve(S)
   expect_equal(unname(m$beta), drop(solve(t(d$X) %*% Si %*% d$X, t(d$X) %*% Si %*% d$y)),
                tolerance = 1e-8)
+  # and the model starts the sampler there
+  expect_equal(m$init, c(kappa = s2, psi = s2, phi = phi))
 })
 
 test_that("gp_model on the device matches the CPU", {
@@ -247,6 +250,7 @@ test_that("gp_model checks its arguments", {
                "`priors\\$phi` must be")
   expect_error(gp_model(d$y, d$X, d$coords, beta = 1), "`beta` must be 2 finite numbers")
   expect_error(gp_model(c(1, NA), matrix(1, 2), matrix(1:2)), "`y` must be a finite")
+  expect_error(gp_model(d$y, d$X, d$coords, cov = "matern"), "`cov` must be one of")
 })
 
 test_that("models print their number of observations and parameters", {
@@ -255,4 +259,242 @@ test_that("models print their number of observations and parameters", {
                 "<clbayes_glm_model> 37 observations, parameters: alpha, beta\\[x1\\]")
   g <- make_gp_case(11)
   expect_output(print(gp_model(g$y, g$X, g$coords)), "11 observations, parameters: kappa, psi, phi")
+})
+
+# ---- formula models ---------------------------------------------------------
+
+make_formula_data <- function(n = 80, seed = 1) {
+  set.seed(seed)
+  d <- data.frame(x1 = rnorm(n), x2 = rnorm(n),
+                  g = factor(sample(c("a", "b", "c"), n, replace = TRUE)))
+  eta <- 0.3 + 0.5 * d$x1 - 0.4 * d$x2 + c(a = 0, b = 0.3, c = -0.2)[as.character(d$g)]
+  d$yn <- rnorm(n, eta, 0.8)
+  d$yb <- rbinom(n, 1, plogis(eta))
+  d$yp <- rpois(n, exp(eta))
+  d$ynb <- rnbinom(n, mu = exp(eta), size = 3)
+  d
+}
+
+test_that("formula models name their variables as coef(glm()) does", {
+  d <- make_formula_data()
+  f <- yb ~ x1 * g + x2
+  m <- glm_model(f, d, family = binomial())
+  expect_identical(m$names, names(coef(glm(f, binomial(), d))))
+  m <- glm_model(yn ~ x1 + g, d)
+  expect_identical(m$names, c(names(coef(lm(yn ~ x1 + g, d))), "sigma"))
+  expect_identical(m$lower, c(rep(-Inf, 4), 0))
+  m <- glm_model(ynb ~ x1, d, family = neg_binomial_2())
+  expect_identical(m$names, c("(Intercept)", "x1", "phi"))
+  m <- glm_model(yp ~ 0 + x1 + x2, d, family = poisson())
+  expect_identical(m$names, c("x1", "x2"))
+  expect_identical(names(m$init), m$names)
+  # family functions, names and Stan's names give the same model
+  for (fam in list(poisson, "poisson", "poisson_log")) {
+    expect_identical(glm_model(yp ~ x1, d, family = fam)$family, "poisson_log")
+  }
+})
+
+test_that("formula models' log density is the likelihood + priors of glm()'s design", {
+  d <- make_formula_data()
+  X <- model.matrix(~ x1 + g, d)
+  set.seed(5)
+  cases <- list(
+    list(fam = gaussian(), y = d$yn, aux = "sigma",
+         ll = function(eta, a) dnorm(d$yn, eta, a, log = TRUE)),
+    list(fam = binomial(), y = d$yb, aux = NULL,
+         ll = function(eta, a) dbinom(d$yb, 1, plogis(eta), log = TRUE)),
+    list(fam = poisson(), y = d$yp, aux = NULL,
+         ll = function(eta, a) dpois(d$yp, exp(eta), log = TRUE)),
+    list(fam = neg_binomial_2(), y = d$ynb, aux = "phi",
+         ll = function(eta, a) dnbinom(d$ynb, mu = exp(eta), size = a, log = TRUE)))
+  for (cs in cases) {
+    d$resp <- cs$y
+    m <- glm_model(resp ~ x1 + g, d, family = cs$fam, prior = student_t(4, 0.5, 2),
+                   prior_intercept = cauchy(0, 3), prior_aux = normal(0, 2))
+    k <- ncol(X)
+    pts <- cbind(matrix(rnorm(5 * k, sd = 0.4), 5, k),
+                 if (!is.null(cs$aux)) runif(5, 0.5, 2))
+    ref <- apply(pts, 1, function(th) {
+      eta <- drop(X %*% th[1:k])
+      sum(cs$ll(eta, th[k + 1])) + dcauchy(th[1], 0, 3, log = TRUE) +
+        sum(dt((th[2:k] - 0.5) / 2, 4, log = TRUE) - log(2)) +
+        (if (!is.null(cs$aux)) dnorm(th[k + 1], 0, 2, log = TRUE) else 0)
+    })
+    ours <- model_log_density(m, pts, backend = "cpu")
+    expect_equal(ours - ours[1], ref - ref[1], tolerance = 1e-9, info = cs$fam$family)
+  }
+})
+
+test_that("the models' gradients match finite differences", {
+  d <- make_formula_data(n = 50)
+  set.seed(6)
+  for (fam in list(gaussian(), binomial(), poisson(), neg_binomial_2())) {
+    d$resp <- switch(fam$family, gaussian = d$yn, binomial = d$yb, poisson = d$yp, d$ynb)
+    m <- glm_model(resp ~ x1 * x2 + g, d, family = fam, prior = student_t(3, 0, 1),
+                   prior_aux = cauchy(0, 1))
+    pts <- t(replicate(3, m$init + rnorm(length(m$init), sd = 0.1)))
+    g <- clbayes:::.cpp_model_gradient(m, pts)
+    expect_equal(g$value, model_log_density(m, pts, backend = "cpu"))
+    expect_equal(g$gradient, finite_diff_gradient(m, pts), tolerance = 1e-6,
+                 info = fam$family)
+  }
+  # without an intercept; and outside the support the value is -Inf
+  m <- glm_model(yn ~ 0 + x1, d, prior = NULL, prior_aux = exponential(2))
+  pts <- rbind(c(0.3, 0.9), c(-0.2, 1.4), c(0.1, -1))
+  g <- clbayes:::.cpp_model_gradient(m, pts)
+  expect_identical(g$value[3], -Inf)
+  expect_equal(g$gradient[1:2, ], finite_diff_gradient(m, pts[1:2, ]), tolerance = 1e-6)
+  # the matrix forms, categorical families included
+  for (f in families) {
+    dd <- make_glm_case(f, n = 40)
+    m <- glm_model(dd$y, dd$x, f)
+    pts <- t(replicate(2, random_theta(f, dd$k, dd$C)))
+    expect_equal(clbayes:::.cpp_model_gradient(m, pts)$gradient,
+                 finite_diff_gradient(m, pts), tolerance = 1e-6, info = f)
+  }
+  e <- lm_model(d$yn, cbind(1, d$x1))
+  pts <- rbind(c(0.1, 0.2), c(1, -1))
+  expect_equal(clbayes:::.cpp_model_gradient(e, pts)$gradient,
+               finite_diff_gradient(e, pts), tolerance = 1e-6)
+})
+
+test_that("a two-column binomial response is one Bernoulli row per trial", {
+  set.seed(7)
+  d <- data.frame(x = rnorm(12), n = rpois(12, 4) + 1)
+  d$s <- rbinom(12, d$n, plogis(0.2 + 0.7 * d$x))
+  m <- glm_model(cbind(s, n - s) ~ x, d, family = binomial())
+  expect_identical(m$n_obs, 12L)
+  pts <- rbind(c(0.1, 0.5), c(-0.3, 1.2), c(0.4, 0))
+  ref <- apply(pts, 1, function(th) {
+    sum(dbinom(d$s, d$n, plogis(th[1] + th[2] * d$x), log = TRUE)) +
+      dnorm(th[1], 0, 10, log = TRUE) + dnorm(th[2], 0, 2.5, log = TRUE)
+  })
+  ours <- model_log_density(m, pts, backend = "cpu")
+  expect_equal(ours - ours[1], ref - ref[1], tolerance = 1e-9)
+  # factor and logical responses as glm() reads them
+  d$f <- factor(ifelse(d$s > 2, "yes", "no"))
+  m1 <- glm_model(f ~ x, d, family = binomial())
+  m2 <- glm_model(I(s > 2) ~ x, d, family = binomial())
+  expect_equal(model_log_density(m1, pts, backend = "cpu"),
+               model_log_density(m2, pts, backend = "cpu"))
+})
+
+test_that("rows with NA follow na.action with a message; offsets are an error", {
+  d <- make_formula_data(n = 30)
+  d$x1[c(3, 9)] <- NA
+  expect_message(m <- glm_model(yn ~ x1, d), "2 row\\(s\\) with missing values dropped")
+  expect_identical(m$n_obs, 28L)
+  expect_error(glm_model(yn ~ x1, d, na.action = na.fail), "missing values")
+  expect_error(glm_model(yp ~ x2 + offset(x2), d, family = poisson()),
+               "`formula` has an offset: offsets are not supported")
+})
+
+test_that("formula models check their arguments", {
+  d <- make_formula_data(n = 30)
+  expect_error(glm_model(yn ~ x1, d, family = "gaussianx"), "`family` must be")
+  expect_error(glm_model(yn ~ x1, d, family = Gamma()), "`family` must be .*Gamma\\(\\)")
+  expect_error(glm_model(yb ~ x1, d, family = binomial("probit")), "`family` binomial\\(\\) must have the logit link")
+  expect_error(glm_model(yn ~ x1, d, family = binomial()), "`y` \\(the response of `formula`\\) must be 0/1")
+  expect_error(glm_model(I(-yp) ~ x1, d, family = poisson()), "`y` .* must be non-negative whole")
+  expect_error(glm_model(yn ~ x1 + x2, d, prior = normal(0, c(1, 2, 3))),
+               "`prior` must have scale of length 1 or 2")
+  expect_error(glm_model(yn ~ x1, d, prior_intercept = normal(c(0, 1), 1)),
+               "`prior_intercept` must have location of length 1 or 1")
+  expect_error(normal(0, -1), "`scale` must be positive")
+  expect_error(student_t(-2, 0, 1), "`df` must be positive")
+  expect_error(exponential(0), "`rate` must be positive")
+  expect_error(glm_model(yn ~ x1, d, prior = list(shape = 1)),
+               "`prior` has unknown entries \\(shape\\)")
+  expect_error(glm_model(yn ~ x1, d, prior_aux = list(rate = 1)), "`prior_aux` has unknown entries")
+  expect_error(glm_model(yn ~ x1, d, prior = exponential(1)), "exponential\\(\\) is for `prior_aux`")
+  expect_error(glm_model(yn ~ x1, d, family = "ordered_logistic"), "matrix form")
+  d$x3 <- 2 * d$x1
+  expect_error(glm_model(yn ~ x1 + x3, d), "`formula` gives collinear columns .*x3")
+  expect_error(lm_model(yn ~ x1, d, prior = cauchy(0, -1)), "`scale` must be positive")
+  expect_error(lm_model(d$yn, cbind(1, d$x1), prior = normal()), "formula form")
+})
+
+test_that("formula models agree with glm() at large n (binomial, poisson, gaussian)", {
+  set.seed(21)
+  n <- 1500
+  d <- data.frame(x1 = rnorm(n), x2 = rnorm(n))
+  d$yb <- rbinom(n, 1, plogis(-0.3 + 0.8 * d$x1 - 0.5 * d$x2))
+  d$yp <- rpois(n, exp(0.4 + 0.3 * d$x1 - 0.2 * d$x2))
+  d$yn <- 1 + 0.5 * d$x1 - 0.7 * d$x2 + rnorm(n, sd = 0.6)
+  for (cs in list(list(yb ~ x1 + x2, binomial()), list(yp ~ x1 + x2, poisson()),
+                  list(yn ~ x1 + x2, gaussian()))) {
+    ref <- summary(glm(cs[[1]], cs[[2]], d))$coefficients
+    m <- glm_model(cs[[1]], d, family = cs[[2]])
+    fit <- sample_model(m, n_iter = 300, chains = 4, seed = 3)
+    s <- summary(fit)
+    z <- (s$mean[1:3] - ref[, 1]) / ref[, 2]
+    expect_true(all(abs(z) < 0.25), info = paste(cs[[2]]$family, paste(round(z, 3), collapse = " ")))
+    expect_true(all(abs(s$sd[1:3] / ref[, 2] - 1) < 0.15),
+                info = paste(cs[[2]]$family, paste(round(s$sd[1:3] / ref[, 2], 3), collapse = " ")))
+  }
+})
+
+test_that("lm_model with unknown sigma agrees with lm(), and with flat priors with the multivariate t", {
+  set.seed(22)
+  n <- 400
+  d <- data.frame(x = rnorm(n), z = runif(n))
+  d$y <- 2 - 0.5 * d$x + 1.5 * d$z + rnorm(n, sd = 0.7)
+  ref <- summary(lm(y ~ x + z, d))
+  fit <- sample_model(lm_model(y ~ x + z, d), n_iter = 500, chains = 4, seed = 4)
+  s <- summary(fit)
+  expect_identical(s$variable, c("(Intercept)", "x", "z", "sigma"))
+  expect_true(all(abs((s$mean[1:3] - ref$coefficients[, 1]) / ref$coefficients[, 2]) < 0.25))
+  expect_lt(abs(s$mean[4] / ref$sigma - 1), 0.05)
+  # flat priors on b and sigma: b | y is multivariate t with n - p - 1
+  # degrees of freedom, location bhat and scale SSE / (n - p - 1) (X'X)^-1
+  small <- d[1:10, ]
+  X <- model.matrix(~ x, small)
+  bhat <- qr.coef(qr(X), small$y)
+  nu <- nrow(X) - ncol(X) - 1
+  sse <- sum(qr.resid(qr(X), small$y)^2)
+  scl <- sqrt(sse / nu * diag(solve(crossprod(X))))
+  m <- lm_model(y ~ x, small, prior = NULL, prior_intercept = NULL, prior_aux = NULL)
+  fit <- sample_model(m, n_iter = 1500, chains = 4, seed = 5)
+  s <- summary(fit)
+  sd_t <- scl * sqrt(nu / (nu - 2))
+  mcse <- s$sd[1:2] / sqrt(s$ess_bulk[1:2])
+  expect_true(all(abs(s$mean[1:2] - bhat) < 4 * mcse))
+  expect_true(all(abs(s$sd[1:2] / sd_t - 1) < 0.1), info = paste(s$sd[1:2] / sd_t))
+  # the t's tails: the fraction of draws beyond its 5% and 95% quantiles
+  dr <- as.array(fit)
+  for (j in 1:2) {
+    u <- (dr[, , j] - bhat[j]) / scl[j]
+    frac <- mean(abs(u) > qt(0.95, nu))
+    expect_lt(abs(frac - 0.1), 4 * sqrt(0.1 * 0.9 / s$ess_bulk[j]))
+  }
+})
+
+test_that("MASS::negative.binomial works as the negative binomial family", {
+  skip_if_not_installed("MASS")
+  d <- make_formula_data(n = 40)
+  m <- glm_model(ynb ~ x1, d, family = MASS::negative.binomial(2))
+  expect_identical(m$names, c("(Intercept)", "x1", "phi"))
+  expect_identical(m$family, "neg_binomial_2_log")
+})
+
+test_that("formula models on the device match the CPU, values and gradients", {
+  skip_if_no_device()
+  d <- make_formula_data(n = 301)
+  set.seed(8)
+  for (fam in list(gaussian(), binomial(), poisson(), neg_binomial_2())) {
+    d$resp <- switch(fam$family, gaussian = d$yn, binomial = d$yb, poisson = d$yp, d$ynb)
+    m <- glm_model(resp ~ x1 * g, d, family = fam, prior = student_t(3, 0, 1))
+    pts <- t(replicate(5, m$init + rnorm(length(m$init), sd = 0.1)))
+    cpu <- clbayes:::.cpp_model_gradient(m, pts)
+    m$use_device <- TRUE
+    dev <- device_eval_or_skip(clbayes:::.cpp_model_gradient(m, pts))
+    expect_equal(dev$value, cpu$value, tolerance = 1e-10, info = fam$family)
+    expect_equal(dev$gradient, cpu$gradient, tolerance = 1e-9, info = fam$family)
+  }
+  # without predictors (k = 0)
+  m <- glm_model(yp ~ 1, d, family = poisson())
+  pts <- matrix(c(0.5, 1, 1.5), ncol = 1)
+  cpu <- clbayes:::.cpp_model_gradient(m, pts)
+  m$use_device <- TRUE
+  expect_equal(clbayes:::.cpp_model_gradient(m, pts), cpu, tolerance = 1e-10)
 })

@@ -1,109 +1,168 @@
 #ifndef CLBAYES_MODELS_GLM_MODEL_HPP
 #define CLBAYES_MODELS_GLM_MODEL_HPP
 
-// The posterior of a GLM for the slice sampler: the likelihood of
-// glm::glm_lp (Stan's *_glm_lpmf) with independent priors
-//   alpha, beta, cuts ~ normal(prior_mean, prior_sd),
-//   sigma, phi        ~ exponential(prior_rate).
-// A point (one row of the batch) lays the parameters out as
-//   [alpha (1, or C for categorical_logit, none for ordered_logistic),
-//    beta (k, or k x C column-major), sigma | phi | cuts (K - 1)].
-// Outside the support (sigma or phi <= 0, cuts not increasing) the log
-// density is -Inf. Each point is one glm_lp evaluation, on the device when
-// asked, so the data stay resident between batches.
+// The posterior of a GLM: the likelihood of Stan's *_glm_lpmf with one
+// independent prior per parameter (priors.hpp). A point (one row of the
+// batch) lays the parameters out as
+//   [alpha (1, none without an intercept, C for categorical_logit, none for
+//    ordered_logistic), beta (k, or k x C column-major), sigma | phi |
+//    cuts (K - 1)].
+// Outside the support (sigma or phi <= 0, cuts not increasing, a value not
+// finite) the log density is -Inf. The four families with one linear
+// predictor evaluate the whole batch in one glm_lp_batch call, one pass
+// over x for all points, value and gradient together; categorical_logit
+// and ordered_logistic have no batched form and take one glm_lp call a
+// point. The data stay resident (on the device when asked) between calls.
 
+#include <clbayes/glm/glm_batch.hpp>
 #include <clbayes/glm/glm_lp.hpp>
 #include <clbayes/mcmc/evaluator.hpp>
+#include <clbayes/models/priors.hpp>
 
 #include <cmath>
 #include <limits>
+#include <string>
+#include <vector>
 
 namespace clbayes {
 namespace models {
 
-struct glm_prior {
-  double mean = 0;
-  double sd = 10;
-  double rate = 1;
-};
-
 class glm_evaluator : public mcmc::batch_evaluator {
  public:
   /** @param n_categories C for categorical_logit, K for ordered_logistic,
-   *  ignored otherwise. `data` is borrowed and must outlive the evaluator. */
+   *  ignored otherwise. @param has_intercept whether the point holds alpha
+   *  (families with one linear predictor; alpha = 0 otherwise;
+   *  categorical_logit always has its C intercepts). `priors`
+   *  has one prior per parameter. `data` is borrowed and must outlive the
+   *  evaluator. */
   glm_evaluator(const glm::glm_data& data, glm::family fam, int n_categories,
-                const glm_prior& prior, bool use_device)
-      : data_(data), fam_(fam), prior_(prior), use_device_(use_device) {
+                bool has_intercept, prior_set priors, bool use_device)
+      : data_(data), fam_(fam), priors_(std::move(priors)), use_device_(use_device) {
     const bool cat = fam == glm::family::categorical_logit;
     const bool ord = fam == glm::family::ordered_logistic;
     if ((cat || ord) && n_categories < 2)
       throw invalid_argument("y", "must have at least two categories");
-    if (!(prior.sd > 0) || !std::isfinite(prior.sd))
-      throw invalid_argument("prior", "sd must be positive and finite");
-    if (!(prior.rate > 0) || !std::isfinite(prior.rate))
-      throw invalid_argument("prior", "rate must be positive and finite");
-    if (!std::isfinite(prior.mean)) throw invalid_argument("prior", "mean must be finite");
     n_eta_ = cat ? n_categories : 1;
-    n_alpha_ = cat ? n_categories : (ord ? 0 : 1);
+    n_alpha_ = cat ? n_categories : ((ord || !has_intercept) ? 0 : 1);
     const std::string extra = glm::extra_name(fam);
     n_extra_ = extra == "cuts" ? n_categories - 1 : (extra.empty() ? 0 : 1);
+    if (priors_.size() != dim())
+      throw invalid_argument("prior", "must give one prior per parameter (" +
+                                          std::to_string(dim()) + "), not " +
+                                          std::to_string(priors_.size()));
   }
 
   /** Parameters per point. */
   int dim() const { return n_alpha_ + data_.k * n_eta_ + n_extra_; }
 
   void operator()(const Eigen::MatrixXd& points, Eigen::VectorXd& out) override {
-    if (points.cols() != dim())
-      throw invalid_argument("init", "must have " + std::to_string(dim()) +
-                                         " columns, one per parameter of the model");
-    out.resize(points.rows());
-    Eigen::VectorXd theta(dim());
-    for (Eigen::Index r = 0; r < points.rows(); ++r) {
-      theta = points.row(r).transpose();
-      out[r] = log_density(theta.data());
-    }
+    evaluate(points, out, nullptr);
+  }
+
+  bool has_gradient() const override { return true; }
+
+  void gradient(const Eigen::MatrixXd& points, Eigen::VectorXd& out,
+                Eigen::MatrixXd& grad) override {
+    evaluate(points, out, &grad);
   }
 
  private:
-  double log_density(const double* theta) const {
-    const double minus_inf = -std::numeric_limits<double>::infinity();
-    for (int i = 0; i < dim(); ++i)
-      if (!std::isfinite(theta[i])) return minus_inf;
-    const int n_coef = n_alpha_ + data_.k * n_eta_;
-    const double* extra = theta + n_coef;
-    const std::string extra_kind = glm::extra_name(fam_);
-    double lp = 0;
-    // normal prior on the coefficients (and cuts), exponential on scales
-    for (int i = 0; i < n_coef; ++i) lp += normal_lpdf(theta[i]);
-    if (extra_kind == "cuts") {
-      for (int c = 0; c < n_extra_; ++c) {
-        if (c > 0 && !(extra[c] > extra[c - 1])) return minus_inf;
-        lp += normal_lpdf(extra[c]);
-      }
-    } else if (n_extra_ == 1) {
-      if (!(extra[0] > 0)) return minus_inf;
-      lp += std::log(prior_.rate) - prior_.rate * extra[0];
+  void evaluate(const Eigen::MatrixXd& points, Eigen::VectorXd& out, Eigen::MatrixXd* grad) {
+    if (points.cols() != dim())
+      throw invalid_argument("init", "must have " + std::to_string(dim()) +
+                                         " columns, one per parameter of the model");
+    const Eigen::Index n_points = points.rows();
+    out = Eigen::VectorXd::Zero(n_points);
+    if (grad != nullptr) *grad = Eigen::MatrixXd::Zero(n_points, dim());
+    std::vector<Eigen::Index> inside;
+    for (Eigen::Index r = 0; r < n_points; ++r)
+      if (in_support(points.row(r))) inside.push_back(r);
+    priors_.add(points, out, grad);
+    if (glm::has_batched_form(fam_)) {
+      add_batched_likelihood(points, inside, out, grad);
+    } else {
+      for (Eigen::Index r : inside) add_one_likelihood(points, r, out, grad);
     }
-    glm::glm_params p;
-    p.fam = fam_;
-    p.alpha = theta;
-    p.n_alpha = n_alpha_;
-    p.beta = theta + n_alpha_;
-    p.n_eta = n_eta_;
-    p.extra = extra;
-    p.n_extra = n_extra_;
-    const double ll = glm::glm_lp(data_, p, false, true, use_device_).value;
-    return std::isnan(ll) ? minus_inf : lp + ll;
+    const double minus_inf = -std::numeric_limits<double>::infinity();
+    std::vector<bool> is_inside(n_points, false);
+    for (Eigen::Index r : inside) is_inside[r] = true;
+    // A likelihood that overflows (NaN) is read as outside the support.
+    for (Eigen::Index r = 0; r < n_points; ++r)
+      if (!is_inside[r] || std::isnan(out[r])) {
+        out[r] = minus_inf;
+        if (grad != nullptr) grad->row(r).setZero();
+      }
   }
 
-  double normal_lpdf(double v) const {
-    const double z = (v - prior_.mean) / prior_.sd;
-    return -0.5 * z * z - std::log(prior_.sd) - 0.9189385332046727;  // log sqrt(2 pi)
+  bool in_support(const Eigen::Ref<const Eigen::RowVectorXd>& theta) const {
+    if (!theta.allFinite()) return false;
+    const int first = n_alpha_ + data_.k * n_eta_;
+    if (fam_ == glm::family::ordered_logistic) {
+      for (int c = 1; c < n_extra_; ++c)
+        if (!(theta[first + c] > theta[first + c - 1])) return false;
+      return true;
+    }
+    return n_extra_ == 0 || theta[first] > 0;
+  }
+
+  // The likelihood of every point inside the support in one batch.
+  void add_batched_likelihood(const Eigen::MatrixXd& points,
+                              const std::vector<Eigen::Index>& inside, Eigen::VectorXd& out,
+                              Eigen::MatrixXd* grad) const {
+    const int P = static_cast<int>(inside.size());
+    if (P == 0) return;
+    const int k = data_.k;
+    Eigen::VectorXd alpha = Eigen::VectorXd::Zero(P), extra(P);
+    Eigen::MatrixXd beta(k, P);
+    for (int j = 0; j < P; ++j) {
+      const Eigen::Index r = inside[j];
+      if (n_alpha_ == 1) alpha[j] = points(r, 0);
+      beta.col(j) = points.row(r).segment(n_alpha_, k).transpose();
+      if (n_extra_ == 1) extra[j] = points(r, n_alpha_ + k);
+    }
+    glm::glm_batch_params p;
+    p.fam = fam_;
+    p.n_points = P;
+    p.alpha = alpha.data();
+    p.beta = beta.data();
+    p.extra = n_extra_ == 1 ? extra.data() : nullptr;
+    // Without predictors (k = 0) there is no x to read: the host does it.
+    const glm::glm_batch_result res =
+        glm::glm_lp_batch(data_, p, grad != nullptr, true, use_device_ && k > 0);
+    for (int j = 0; j < P; ++j) {
+      const Eigen::Index r = inside[j];
+      out[r] += res.value[j];
+      if (grad == nullptr) continue;
+      if (n_alpha_ == 1) (*grad)(r, 0) += res.d_alpha[j];
+      grad->row(r).segment(n_alpha_, k) += res.d_beta.col(j).transpose();
+      if (n_extra_ == 1) (*grad)(r, n_alpha_ + k) += res.d_extra[j];
+    }
+  }
+
+  // One point of a family without a batched form.
+  void add_one_likelihood(const Eigen::MatrixXd& points, Eigen::Index r, Eigen::VectorXd& out,
+                          Eigen::MatrixXd* grad) const {
+    const Eigen::VectorXd theta = points.row(r).transpose();
+    glm::glm_params p;
+    p.fam = fam_;
+    p.alpha = theta.data();
+    p.n_alpha = n_alpha_;
+    p.beta = theta.data() + n_alpha_;
+    p.n_eta = n_eta_;
+    p.extra = theta.data() + n_alpha_ + data_.k * n_eta_;
+    p.n_extra = n_extra_;
+    const glm::glm_result res = glm::glm_lp(data_, p, grad != nullptr, true, use_device_);
+    out[r] += res.value;
+    if (grad == nullptr) return;
+    int c = 0;
+    for (double g : res.d_alpha) (*grad)(r, c++) += g;
+    for (double g : res.d_beta) (*grad)(r, c++) += g;
+    for (double g : res.d_extra) (*grad)(r, c++) += g;
   }
 
   const glm::glm_data& data_;
   glm::family fam_;
-  glm_prior prior_;
+  prior_set priors_;
   bool use_device_;
   int n_alpha_ = 0;
   int n_eta_ = 1;

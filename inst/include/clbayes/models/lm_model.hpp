@@ -2,7 +2,8 @@
 #define CLBAYES_MODELS_LM_MODEL_HPP
 
 // parallel-slice.txt Example 1: linear regression y = X b + e, e ~ N(0, 1)
-// with known variance and flat priors on b. The posterior is
+// with known variance and flat priors on b (lm_model(y, X); the formula
+// lm_model(), with sigma unknown, is a normal_id glm_evaluator). The posterior is
 // N(bhat, (X'X)^-1) with bhat = (X'X)^-1 X'y, so up to a constant
 //   log p(b | y) = -0.5 (b - bhat)' X'X (b - bhat),
 // which equals -0.5 ||y - X b||^2 + const but costs p^2 per point instead
@@ -37,6 +38,16 @@ class lm_evaluator : public mcmc::batch_evaluator {
   void operator()(const Eigen::MatrixXd& points, Eigen::VectorXd& out) override {
     const Eigen::MatrixXd d = points.rowwise() - bhat_.transpose();
     out = -0.5 * ((d * xtx_).cwiseProduct(d)).rowwise().sum();
+  }
+
+  bool has_gradient() const override { return true; }
+
+  /** The gradient -X'X (b - bhat) of each row, from the same product. */
+  void gradient(const Eigen::MatrixXd& points, Eigen::VectorXd& out,
+                Eigen::MatrixXd& grad) override {
+    const Eigen::MatrixXd d = points.rowwise() - bhat_.transpose();
+    grad.noalias() = -(d * xtx_);
+    out = 0.5 * (grad.cwiseProduct(d)).rowwise().sum();
   }
 
   const Eigen::VectorXd& mean() const { return bhat_; }
