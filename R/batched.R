@@ -185,7 +185,7 @@ item_name <- function(arg, b, d) {
 gp_loglik_batched <- function(y, X, coords, beta, theta,
                               cov = c("exponential", "squared_exponential"),
                               backend = getOption("clbayes.backend", "auto")) {
-  cov <- match.arg(cov)
+  cov <- check_choice(cov, c("exponential", "squared_exponential"), "cov")
   if (inherits(y, "gpu_gp_data")) {
     if (!missing(X) || !missing(coords)) {
       stop("`X` and `coords` must be omitted when `y` is a gpu_gp_data object",
@@ -279,8 +279,8 @@ batched_device_op <- function(op, a, b = NULL, c = NULL,
                               level = c("serial", "team"),
                               layout = c("contiguous", "interleaved"),
                               local = TRUE, unit = FALSE, alpha = 1, beta = 0) {
-  level <- match.arg(level)
-  layout <- match.arg(layout)
+  level <- check_choice(level, c("serial", "team"), "level")
+  layout <- check_choice(layout, c("contiguous", "interleaved"), "layout")
   d <- check_batch_array(a, "a")
   m <- d[1L]
   B <- d[3L]
