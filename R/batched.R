@@ -244,7 +244,10 @@ gpu_gp_data <- function(y, X, coords) {
     stop(sprintf("`X` must be a numeric matrix with %d rows (one per value of `y`)", n),
          call. = FALSE)
   }
-  if (missing(coords)) stop("`coords` must be given", call. = FALSE)
+  if (missing(coords) || is.null(coords)) {
+    stop("`coords` must be a numeric matrix of locations, one row per value of `y`",
+         call. = FALSE)
+  }
   if (is.null(dim(coords))) coords <- matrix(coords, ncol = 1L)
   if (!is.numeric(coords) || length(dim(coords)) != 2L || nrow(coords) != n ||
       ncol(coords) < 1L) {

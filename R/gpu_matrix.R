@@ -240,3 +240,34 @@ check_finite <- function(x, arg) {
   }
   invisible(x)
 }
+
+# Comparisons, logic, elementwise math and summaries do not run on the
+# device: an error that says so, rather than base R's "invalid argument
+# type" or "comparison is possible only for atomic and list types".
+unsupported_on_device <- function(generic, arg) {
+  hint <- if (generic %in% c("sum", "prod", "max", "min", "range", "any", "all")) {
+    "use gpu_sum() / gpu_mean(), or as.matrix() first"
+  } else {
+    "use as.matrix() first"
+  }
+  stop(sprintf("`%s` is a gpu_matrix, which `%s` does not take on the device; %s",
+               arg, generic, hint), call. = FALSE)
+}
+
+#' @rdname gpu_matrix
+#' @aliases Compare,gpu_matrix,ANY-method Compare,ANY,gpu_matrix-method
+#'   Logic,gpu_matrix,ANY-method Logic,ANY,gpu_matrix-method
+#'   Math,gpu_matrix-method Summary,gpu_matrix-method !,gpu_matrix-method
+#' @exportMethod Compare Logic Math Summary !
+setMethod("Compare", signature("gpu_matrix", "ANY"),
+          function(e1, e2) unsupported_on_device(.Generic, "e1"))
+setMethod("Compare", signature("ANY", "gpu_matrix"),
+          function(e1, e2) unsupported_on_device(.Generic, "e2"))
+setMethod("Logic", signature("gpu_matrix", "ANY"),
+          function(e1, e2) unsupported_on_device(.Generic, "e1"))
+setMethod("Logic", signature("ANY", "gpu_matrix"),
+          function(e1, e2) unsupported_on_device(.Generic, "e2"))
+setMethod("Math", "gpu_matrix", function(x) unsupported_on_device(.Generic, "x"))
+setMethod("Summary", "gpu_matrix",
+          function(x, ..., na.rm = FALSE) unsupported_on_device(.Generic, "x"))
+setMethod("!", "gpu_matrix", function(x) unsupported_on_device("!", "x"))

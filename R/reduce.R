@@ -33,7 +33,10 @@
 #'   become infinite.
 #' @param na.rm `TRUE` to drop `NA` and `NaN` values first. Otherwise, as in
 #'   base R, any `NA` gives `NA` (and `NaN` without `NA` gives `NaN`).
-#'   A `gpu_matrix` holds no missing values.
+#'   A `gpu_matrix` holds finite values only (arithmetic whose result would
+#'   hold `NaN` or an infinity stops with an error instead: see the NaN
+#'   policy in [gpu_matrix]), so `na.rm` changes nothing for one, and its
+#'   sum is summed where it is, on the device.
 #' @param backend `"auto"`, `"opencl"` or `"cpu"`; see [backends]. With
 #'   `"auto"`, a `gpu_matrix` is summed on the device, and a vector on the
 #'   device when it has at least `getOption("clbayes.threshold.gpu_sum")`
