@@ -210,6 +210,11 @@ gp_loglik_batched <- function(y, X, coords, beta, theta,
   storage.mode(theta) <- "double"
   backend <- resolve_backend(backend, as.double(nrow(theta)) * n^3,
                              getOption("clbayes.threshold.gp_loglik_batched", 1e8))
+  # every row in flight builds its own (n + 1) x (n + 1) covariance
+  check_result_size(n + 1, n + 1, backend,
+                    sprintf(paste("`y` has %d values: the covariance of a row of",
+                                  "`theta`, a %d x %d matrix,"), n, n + 1L, n + 1L),
+                    stays_on_device = backend == "opencl")
   .cpp_gp_loglik(data$ptr, as.double(beta), theta, cov, backend == "opencl")
 }
 

@@ -157,7 +157,7 @@ fuzz_functions <- function() {
                       cov = "choice", priors = c("chr", "one", "lst", "null"))),
     list(fn = "model_log_density", owner = "models",
          setup = paste(glm_setup, "; gm <- lm_model(rnorm(10), cbind(1, gx))"),
-         args = list(model = "gm", points = "rbind(c(0, 0, 0))", backend = "BACKEND"),
+         args = list(model = "gm", points = "rbind(c(0, 0, 0))", backend = "\"cpu\""),
          kinds = list(model = "model",
                       points = c("chr", "lst", "null", "na", "nan", "m_rect", "m_na",
                                  "m_chr", "arr3"),
