@@ -27,7 +27,11 @@
 #'   machine (`inst/bench/RESULTS.md`). `gpu_matrix` arguments keep the
 #'   computation on the device.
 #' @return A numeric matrix (a vector from `gpu_tri_solve()` when `b` is a
-#'   vector), or a `gpu_matrix` when an argument is one.
+#'   vector), or a `gpu_matrix` when an argument is one. A result that
+#'   cannot fit (the n x n of `gpu_tcrossprod()` from a tall `x`, say) is an
+#'   error before anything is allocated, stating the memory it needs and the
+#'   memory of the machine (on the CPU) or of the device (its
+#'   `CL_DEVICE_GLOBAL_MEM_SIZE` and `CL_DEVICE_MAX_MEM_ALLOC_SIZE`).
 #' @examples
 #' L <- t(chol(crossprod(matrix(rnorm(16), 4)) + diag(4)))
 #' all.equal(gpu_tri_inv(L, backend = "cpu"), solve(L))
