@@ -33,11 +33,10 @@ test_that("a device matrix too large for the device is refused before allocation
                   error = function(e) conditionMessage(e))
   expect_match(err, "a 131072 x 131072 device matrix needs 128 GiB of device memory",
                fixed = TRUE)
-  dev <- gpu_devices()
-  dev <- dev[dev$selected, ]
-  expect_match(err, sprintf("has %s of memory (CL_DEVICE_GLOBAL_MEM_SIZE)",
-                            format_gib(dev$global_mem)), fixed = TRUE)
-  expect_match(err, "CL_DEVICE_MAX_MEM_ALLOC_SIZE", fixed = TRUE)
+  # (PoCL reports its memory from the host's free memory, so the numbers
+  # may move between two queries: the form is checked, not the values.)
+  expect_match(err, "has [0-9.]+ [KMGT]iB of memory \\(CL_DEVICE_GLOBAL_MEM_SIZE\\)")
+  expect_match(err, "allows [0-9.]+ [KMGT]iB per buffer \\(CL_DEVICE_MAX_MEM_ALLOC_SIZE\\)")
   # the session goes on working afterwards
   expect_identical(as.matrix(gpu_matrix(diag(2))), diag(2))
 })
