@@ -125,8 +125,8 @@
     .Call(`_clbayes_cpp_subtract`, a, b)
 }
 
-.cpp_scalar_multiply <- function(a, s) {
-    .Call(`_clbayes_cpp_scalar_multiply`, a, s)
+.cpp_scalar_multiply <- function(a, s, expr) {
+    .Call(`_clbayes_cpp_scalar_multiply`, a, s, expr)
 }
 
 .cpp_multiply <- function(a, b) {
@@ -159,6 +159,14 @@
 
 .cpp_tcrossprod_gpu <- function(x) {
     .Call(`_clbayes_cpp_tcrossprod_gpu`, x)
+}
+
+.cpp_check_host_allocation <- function(bytes, what) {
+    invisible(.Call(`_clbayes_cpp_check_host_allocation`, bytes, what))
+}
+
+.cpp_check_device_allocation <- function(bytes, what) {
+    invisible(.Call(`_clbayes_cpp_check_device_allocation`, bytes, what))
 }
 
 .cpp_model_log_density <- function(model, points) {

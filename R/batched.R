@@ -185,7 +185,7 @@ item_name <- function(arg, b, d) {
 gp_loglik_batched <- function(y, X, coords, beta, theta,
                               cov = c("exponential", "squared_exponential"),
                               backend = getOption("clbayes.backend", "auto")) {
-  cov <- match.arg(cov)
+  cov <- check_choice(cov, c("exponential", "squared_exponential"), "cov")
   if (inherits(y, "gpu_gp_data")) {
     if (!missing(X) || !missing(coords)) {
       stop("`X` and `coords` must be omitted when `y` is a gpu_gp_data object",
@@ -210,6 +210,11 @@ gp_loglik_batched <- function(y, X, coords, beta, theta,
   storage.mode(theta) <- "double"
   backend <- resolve_backend(backend, as.double(nrow(theta)) * n^3,
                              getOption("clbayes.threshold.gp_loglik_batched", 1e8))
+  # every row in flight builds its own (n + 1) x (n + 1) covariance
+  check_result_size(n + 1, n + 1, backend,
+                    sprintf(paste("`y` has %d values: the covariance of a row of",
+                                  "`theta`, a %d x %d matrix,"), n, n + 1L, n + 1L),
+                    stays_on_device = backend == "opencl")
   .cpp_gp_loglik(data$ptr, as.double(beta), theta, cov, backend == "opencl")
 }
 
@@ -244,7 +249,10 @@ gpu_gp_data <- function(y, X, coords) {
     stop(sprintf("`X` must be a numeric matrix with %d rows (one per value of `y`)", n),
          call. = FALSE)
   }
-  if (missing(coords)) stop("`coords` must be given", call. = FALSE)
+  if (missing(coords) || is.null(coords)) {
+    stop("`coords` must be a numeric matrix of locations, one row per value of `y`",
+         call. = FALSE)
+  }
   if (is.null(dim(coords))) coords <- matrix(coords, ncol = 1L)
   if (!is.numeric(coords) || length(dim(coords)) != 2L || nrow(coords) != n ||
       ncol(coords) < 1L) {
@@ -279,8 +287,8 @@ batched_device_op <- function(op, a, b = NULL, c = NULL,
                               level = c("serial", "team"),
                               layout = c("contiguous", "interleaved"),
                               local = TRUE, unit = FALSE, alpha = 1, beta = 0) {
-  level <- match.arg(level)
-  layout <- match.arg(layout)
+  level <- check_choice(level, c("serial", "team"), "level")
+  layout <- check_choice(layout, c("contiguous", "interleaved"), "layout")
   d <- check_batch_array(a, "a")
   m <- d[1L]
   B <- d[3L]

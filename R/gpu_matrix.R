@@ -6,7 +6,7 @@
 #'
 #' @param x A numeric matrix (or something [as.matrix()] turns into one;
 #'   a vector becomes a one-column matrix). No `NA`, `NaN` or infinite
-#'   values.
+#'   values: see "Finite values only" below.
 #' @param view `"entire"`, `"lower"` or `"upper"`. A triangular view keeps
 #'   only that triangle of the square `x` (the other is zero) and travels
 #'   packed: n (n + 1) / 2 values cross the bus each way instead of n^2.
@@ -17,7 +17,21 @@
 #'   scalar, unary minus, [t()] and `%*%` run on the device; a sum of two
 #'   lower triangles is lower, `t()` of a lower triangle is upper, and a
 #'   product of two lower (upper) triangles is lower (upper). `dim()`,
-#'   `nrow()` and `ncol()` work as for matrices.
+#'   `nrow()` and `ncol()` work as for matrices. In `%*%` one operand may
+#'   be an R matrix or vector: it is copied to the device (a vector is a
+#'   column, or a row where only that conforms, as in base R) and the
+#'   product is a `gpu_matrix`.
+#'
+#'   ## Finite values only
+#'   A `gpu_matrix` holds finite values only, so that every function that
+#'   takes one (such as [gpu_chol()], [gpu_tri_solve()], [gpu_sum()]) can
+#'   rely on it without a scan of its own. `gpu_matrix()` refuses `NA`,
+#'   `NaN` and infinite values, division by zero is an error, and an
+#'   operation whose result would hold an infinite or `NaN` value (an
+#'   overflow, such as `1e300 * a` for an `a` with values above 1e8) stops
+#'   with an error naming the operation instead of returning it: the
+#'   result is checked on the device, one pass over it with only a flag
+#'   read back. For IEEE infinities and `NaN`, compute on [as.matrix()] in R.
 #' @return An object of class `gpu_matrix`.
 #' @seealso [gpu_available()], [gpu_select()]
 #' @examples
@@ -31,7 +45,7 @@
 #' }
 #' @export
 gpu_matrix <- function(x, view = c("entire", "lower", "upper")) {
-  view <- match.arg(view)
+  view <- check_choice(view, c("entire", "lower", "upper"), "view")
   if (methods::is(x, "gpu_matrix")) {
     stop("`x` is already a gpu_matrix", call. = FALSE)
   }
@@ -82,11 +96,47 @@ setMethod("show", "gpu_matrix", function(object) {
 setMethod("t", "gpu_matrix", function(x) new_gpu_matrix(.cpp_transpose(x@ptr)))
 
 #' @rdname gpu_matrix
-#' @param y A `gpu_matrix`.
+#' @param y A `gpu_matrix`, or (when `x` is one) a numeric matrix or vector.
+#' @aliases %*%,gpu_matrix,ANY-method %*%,ANY,gpu_matrix-method
 #' @exportMethod %*%
 setMethod("%*%", signature("gpu_matrix", "gpu_matrix"), function(x, y) {
-  new_gpu_matrix(.cpp_multiply(x@ptr, y@ptr))
+  gpu_multiply(x, y)
 })
+
+setMethod("%*%", signature("gpu_matrix", "ANY"), function(x, y) {
+  gpu_multiply(x, product_operand(y, "y", ncol(x), first = FALSE))
+})
+
+setMethod("%*%", signature("ANY", "gpu_matrix"), function(x, y) {
+  gpu_multiply(product_operand(x, "x", nrow(y), first = TRUE), y)
+})
+
+gpu_multiply <- function(x, y) {
+  if (ncol(x) != nrow(y)) {
+    stop(sprintf("`y` has %d rows but `x` has %d columns: they do not conform",
+                 nrow(y), ncol(x)), call. = FALSE)
+  }
+  check_result_size(nrow(x), ncol(y), "opencl",
+                    sprintf("`x` %%*%% `y`, a %d x %d matrix,", nrow(x), ncol(y)),
+                    stays_on_device = TRUE)
+  new_gpu_matrix(.cpp_multiply(x@ptr, y@ptr))
+}
+
+# The R operand of a mixed product on the device. A vector is a column
+# (second operand) or a row (first operand) of length `inner`, or the other
+# way round where only that conforms, as in base R's %*%.
+product_operand <- function(v, arg, inner, first) {
+  if (is.null(dim(v)) && (is.numeric(v) || is.logical(v))) {
+    if (length(v) != inner && inner != 1L) {
+      stop(sprintf("`%s` has %d values but must have %d (the %s of `%s`)", arg,
+                   length(v), inner, if (first) "rows" else "columns",
+                   if (first) "y" else "x"), call. = FALSE)
+    }
+    as_row <- if (length(v) == inner) first else !first
+    v <- if (as_row) matrix(v, nrow = 1L) else matrix(v, ncol = 1L)
+  }
+  gpu_matrix(check_numeric_matrix(v, arg))
+}
 
 #' @rdname gpu_matrix
 #' @param e1,e2 Operands.
@@ -105,9 +155,14 @@ setMethod("Arith", signature("gpu_matrix", "gpu_matrix"), function(e1, e2) {
 
 setMethod("Arith", signature("gpu_matrix", "numeric"), function(e1, e2) {
   s <- check_scalar(e2, "e2")
+  if (.Generic == "/" && s == 0) {
+    stop("`e2` must not be 0: dividing a gpu_matrix by zero gives infinite or NaN ",
+         "values, and a gpu_matrix holds finite values only (see ?gpu_matrix)",
+         call. = FALSE)
+  }
   switch(.Generic,
-    "*" = new_gpu_matrix(.cpp_scalar_multiply(e1@ptr, s)),
-    "/" = new_gpu_matrix(.cpp_scalar_multiply(e1@ptr, 1 / s)),
+    "*" = new_gpu_matrix(.cpp_scalar_multiply(e1@ptr, s, "e1 * e2")),
+    "/" = new_gpu_matrix(.cpp_scalar_multiply(e1@ptr, 1 / s, "e1 / e2")),
     stop(sprintf("`%s` of a gpu_matrix and a number is not supported; ", .Generic),
          "`*` and `/` are", call. = FALSE)
   )
@@ -116,7 +171,7 @@ setMethod("Arith", signature("gpu_matrix", "numeric"), function(e1, e2) {
 setMethod("Arith", signature("numeric", "gpu_matrix"), function(e1, e2) {
   s <- check_scalar(e1, "e1")
   switch(.Generic,
-    "*" = new_gpu_matrix(.cpp_scalar_multiply(e2@ptr, s)),
+    "*" = new_gpu_matrix(.cpp_scalar_multiply(e2@ptr, s, "e1 * e2")),
     stop(sprintf("`%s` of a number and a gpu_matrix is not supported; `*` is",
                  .Generic), call. = FALSE)
   )
@@ -124,7 +179,7 @@ setMethod("Arith", signature("numeric", "gpu_matrix"), function(e1, e2) {
 
 setMethod("Arith", signature("gpu_matrix", "missing"), function(e1, e2) {
   switch(.Generic,
-    "-" = new_gpu_matrix(.cpp_scalar_multiply(e1@ptr, -1)),
+    "-" = new_gpu_matrix(.cpp_scalar_multiply(e1@ptr, -1, "-e1")),
     "+" = e1,
     stop(sprintf("unary `%s` is not defined for a gpu_matrix", .Generic),
          call. = FALSE)
@@ -168,7 +223,7 @@ check_numeric_matrix <- function(x, arg, finite = TRUE) {
     stop(sprintf("`%s` must be numeric, not %s", arg, typeof(x)), call. = FALSE)
   }
   if (finite) check_finite(x, arg)
-  storage.mode(x) <- "double"
+  if (!is.double(x)) storage.mode(x) <- "double"
   x
 }
 
@@ -185,3 +240,34 @@ check_finite <- function(x, arg) {
   }
   invisible(x)
 }
+
+# Comparisons, logic, elementwise math and summaries do not run on the
+# device: an error that says so, rather than base R's "invalid argument
+# type" or "comparison is possible only for atomic and list types".
+unsupported_on_device <- function(generic, arg) {
+  hint <- if (generic %in% c("sum", "prod", "max", "min", "range", "any", "all")) {
+    "use gpu_sum() / gpu_mean(), or as.matrix() first"
+  } else {
+    "use as.matrix() first"
+  }
+  stop(sprintf("`%s` is a gpu_matrix, which `%s` does not take on the device; %s",
+               arg, generic, hint), call. = FALSE)
+}
+
+#' @rdname gpu_matrix
+#' @aliases Compare,gpu_matrix,ANY-method Compare,ANY,gpu_matrix-method
+#'   Logic,gpu_matrix,ANY-method Logic,ANY,gpu_matrix-method
+#'   Math,gpu_matrix-method Summary,gpu_matrix-method !,gpu_matrix-method
+#' @exportMethod Compare Logic Math Summary !
+setMethod("Compare", signature("gpu_matrix", "ANY"),
+          function(e1, e2) unsupported_on_device(.Generic, "e1"))
+setMethod("Compare", signature("ANY", "gpu_matrix"),
+          function(e1, e2) unsupported_on_device(.Generic, "e2"))
+setMethod("Logic", signature("gpu_matrix", "ANY"),
+          function(e1, e2) unsupported_on_device(.Generic, "e1"))
+setMethod("Logic", signature("ANY", "gpu_matrix"),
+          function(e1, e2) unsupported_on_device(.Generic, "e2"))
+setMethod("Math", "gpu_matrix", function(x) unsupported_on_device(.Generic, "x"))
+setMethod("Summary", "gpu_matrix",
+          function(x, ..., na.rm = FALSE) unsupported_on_device(.Generic, "x"))
+setMethod("!", "gpu_matrix", function(x) unsupported_on_device("!", "x"))

@@ -27,7 +27,11 @@
 #'   machine (`inst/bench/RESULTS.md`). `gpu_matrix` arguments keep the
 #'   computation on the device.
 #' @return A numeric matrix (a vector from `gpu_tri_solve()` when `b` is a
-#'   vector), or a `gpu_matrix` when an argument is one.
+#'   vector), or a `gpu_matrix` when an argument is one. A result that
+#'   cannot fit (the n x n of `gpu_tcrossprod()` from a tall `x`, say) is an
+#'   error before anything is allocated, stating the memory it needs and the
+#'   memory of the machine (on the CPU) or of the device (its
+#'   `CL_DEVICE_GLOBAL_MEM_SIZE` and `CL_DEVICE_MAX_MEM_ALLOC_SIZE`).
 #' @examples
 #' L <- t(chol(crossprod(matrix(rnorm(16), 4)) + diag(4)))
 #' all.equal(gpu_tri_inv(L, backend = "cpu"), solve(L))
@@ -88,12 +92,33 @@ gpu_tcrossprod <- function(x, backend = getOption("clbayes.backend", "auto")) {
     if (resolve_backend(backend, on_device = TRUE) == "cpu") {
       return(gpu_matrix(gpu_tcrossprod(as.matrix(x), backend = "cpu")))
     }
+    check_result_size(nrow(x), nrow(x), "opencl", tcrossprod_name(x),
+                      stays_on_device = TRUE)
     return(new_gpu_matrix(.cpp_tcrossprod_gpu(x@ptr)))
   }
   x <- check_numeric_matrix(x, "x")
   where <- resolve_backend(backend, square_order(nrow(x), nrow(x), ncol(x)),
                            getOption("clbayes.threshold.tcrossprod", 256))
+  check_result_size(nrow(x), nrow(x), where, tcrossprod_name(x))
   .cpp_tcrossprod(x, where == "opencl")
+}
+
+tcrossprod_name <- function(x) {
+  sprintf("`x` has %d rows: x %%*%% t(x), a %d x %d matrix,", nrow(x), nrow(x), nrow(x))
+}
+
+# An error before allocation when a rows x cols result cannot be made;
+# `what` names the argument and the result ("`x` has 70000 rows: x %*%
+# t(x), a 70000 x 70000 matrix,"). On the CPU the C++ result and its copy
+# in R exist at once; a result made on the device must fit in one device
+# buffer, and in R's memory as well unless it stays on the device.
+check_result_size <- function(rows, cols, where, what, stays_on_device = FALSE) {
+  bytes <- 8 * as.double(rows) * as.double(cols)
+  if (where == "opencl") .cpp_check_device_allocation(bytes, what)
+  if (!stays_on_device) {
+    .cpp_check_host_allocation(if (where == "cpu") 2 * bytes else bytes, what)
+  }
+  invisible(NULL)
 }
 
 # The order of the square problem with the work of an m x k by k x n

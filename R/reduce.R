@@ -33,7 +33,10 @@
 #'   become infinite.
 #' @param na.rm `TRUE` to drop `NA` and `NaN` values first. Otherwise, as in
 #'   base R, any `NA` gives `NA` (and `NaN` without `NA` gives `NaN`).
-#'   A `gpu_matrix` holds no missing values.
+#'   A `gpu_matrix` holds finite values only (arithmetic whose result would
+#'   hold `NaN` or an infinity stops with an error instead: see the NaN
+#'   policy in [gpu_matrix]), so `na.rm` changes nothing for one, and its
+#'   sum is summed where it is, on the device.
 #' @param backend `"auto"`, `"opencl"` or `"cpu"`; see [backends]. With
 #'   `"auto"`, a `gpu_matrix` is summed on the device, and a vector on the
 #'   device when it has at least `getOption("clbayes.threshold.gpu_sum")`
@@ -80,8 +83,8 @@ gpu_mean <- function(x, method = c("kahan", "div2", "pairwise", "naive"),
 
 # c(sum, mean) of x after checking every argument.
 reduce_run <- function(x, method, precision, na.rm, backend, fn) {
-  method <- reduce_choice(method, c("kahan", "div2", "pairwise", "naive"), "method")
-  precision <- reduce_choice(precision, c("double", "single"), "precision")
+  method <- check_choice(method, c("kahan", "div2", "pairwise", "naive"), "method")
+  precision <- check_choice(precision, c("double", "single"), "precision")
   if (!is.logical(na.rm) || length(na.rm) != 1L || is.na(na.rm)) {
     stop("`na.rm` must be TRUE or FALSE", call. = FALSE)
   }
@@ -123,13 +126,4 @@ reduce_naive_backend <- function(backend) {
          call. = FALSE)
   }
   "cpu"
-}
-
-reduce_choice <- function(x, choices, arg) {
-  if (identical(x, choices)) return(choices[1L])
-  if (!is.character(x) || length(x) != 1L || is.na(x) || !x %in% choices) {
-    stop(sprintf("`%s` must be one of %s", arg,
-                 paste0("\"", choices, "\"", collapse = ", ")), call. = FALSE)
-  }
-  x
 }

@@ -408,14 +408,15 @@ BEGIN_RCPP
 END_RCPP
 }
 // cpp_scalar_multiply
-SEXP cpp_scalar_multiply(SEXP a, double s);
-RcppExport SEXP _clbayes_cpp_scalar_multiply(SEXP aSEXP, SEXP sSEXP) {
+SEXP cpp_scalar_multiply(SEXP a, double s, std::string expr);
+RcppExport SEXP _clbayes_cpp_scalar_multiply(SEXP aSEXP, SEXP sSEXP, SEXP exprSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
     Rcpp::traits::input_parameter< SEXP >::type a(aSEXP);
     Rcpp::traits::input_parameter< double >::type s(sSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_scalar_multiply(a, s));
+    Rcpp::traits::input_parameter< std::string >::type expr(exprSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_scalar_multiply(a, s, expr));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -515,6 +516,28 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
     rcpp_result_gen = Rcpp::wrap(cpp_tcrossprod_gpu(x));
     return rcpp_result_gen;
+END_RCPP
+}
+// cpp_check_host_allocation
+void cpp_check_host_allocation(double bytes, std::string what);
+RcppExport SEXP _clbayes_cpp_check_host_allocation(SEXP bytesSEXP, SEXP whatSEXP) {
+BEGIN_RCPP
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< double >::type bytes(bytesSEXP);
+    Rcpp::traits::input_parameter< std::string >::type what(whatSEXP);
+    cpp_check_host_allocation(bytes, what);
+    return R_NilValue;
+END_RCPP
+}
+// cpp_check_device_allocation
+void cpp_check_device_allocation(double bytes, std::string what);
+RcppExport SEXP _clbayes_cpp_check_device_allocation(SEXP bytesSEXP, SEXP whatSEXP) {
+BEGIN_RCPP
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< double >::type bytes(bytesSEXP);
+    Rcpp::traits::input_parameter< std::string >::type what(whatSEXP);
+    cpp_check_device_allocation(bytes, what);
+    return R_NilValue;
 END_RCPP
 }
 // cpp_model_log_density
@@ -809,7 +832,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_clbayes_cpp_view", (DL_FUNC) &_clbayes_cpp_view, 1},
     {"_clbayes_cpp_add", (DL_FUNC) &_clbayes_cpp_add, 2},
     {"_clbayes_cpp_subtract", (DL_FUNC) &_clbayes_cpp_subtract, 2},
-    {"_clbayes_cpp_scalar_multiply", (DL_FUNC) &_clbayes_cpp_scalar_multiply, 2},
+    {"_clbayes_cpp_scalar_multiply", (DL_FUNC) &_clbayes_cpp_scalar_multiply, 3},
     {"_clbayes_cpp_multiply", (DL_FUNC) &_clbayes_cpp_multiply, 2},
     {"_clbayes_cpp_transpose", (DL_FUNC) &_clbayes_cpp_transpose, 1},
     {"_clbayes_cpp_tri_inv", (DL_FUNC) &_clbayes_cpp_tri_inv, 3},
@@ -818,6 +841,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_clbayes_cpp_tri_solve_gpu", (DL_FUNC) &_clbayes_cpp_tri_solve_gpu, 3},
     {"_clbayes_cpp_tcrossprod", (DL_FUNC) &_clbayes_cpp_tcrossprod, 2},
     {"_clbayes_cpp_tcrossprod_gpu", (DL_FUNC) &_clbayes_cpp_tcrossprod_gpu, 1},
+    {"_clbayes_cpp_check_host_allocation", (DL_FUNC) &_clbayes_cpp_check_host_allocation, 2},
+    {"_clbayes_cpp_check_device_allocation", (DL_FUNC) &_clbayes_cpp_check_device_allocation, 2},
     {"_clbayes_cpp_model_log_density", (DL_FUNC) &_clbayes_cpp_model_log_density, 2},
     {"_clbayes_cpp_model_gradient", (DL_FUNC) &_clbayes_cpp_model_gradient, 2},
     {"_clbayes_cpp_sum", (DL_FUNC) &_clbayes_cpp_sum, 4},

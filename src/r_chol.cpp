@@ -5,6 +5,9 @@
 
 #include <clbayes/linalg/cholesky.hpp>
 #include <clbayes/linalg/cholesky_grad.hpp>
+#ifdef CLBAYES_OPENCL
+#include <clbayes/opencl/checks.hpp>
+#endif
 
 #include <string>
 #include <utility>
@@ -73,8 +76,9 @@ Rcpp::NumericMatrix cpp_chol_grad(Rcpp::NumericMatrix L, Rcpp::NumericMatrix L_a
 
 // [[Rcpp::export(.cpp_chol_grad_gpu)]]
 SEXP cpp_chol_grad_gpu(SEXP L, SEXP L_adj) {
-  CLBAYES_DEVICE_ONLY(glue::wrap_matrix_cl(
-      la::cholesky_grad(glue::as_matrix_cl(L, "L"), glue::as_matrix_cl(L_adj, "L_adj"))));
+  CLBAYES_DEVICE_ONLY(glue::wrap_matrix_cl(cl_ops::finite_result(
+      la::cholesky_grad(glue::as_matrix_cl(L, "L"), glue::as_matrix_cl(L_adj, "L_adj")),
+      "L_adj", "gives a gradient with infinite values (overflow)")));
 }
 
 // Test hook (tests/testthat/test-chol.R, test-linalg.R): sets the named

@@ -2,16 +2,19 @@
 
 #include "glue.hpp"
 
-#include <R_ext/Utils.h>
+#include <Rcpp/Interrupt.h>
 
 namespace {
 
-void check_interrupt_unsafe(void*) { R_CheckUserInterrupt(); }
-
-// R_CheckUserInterrupt longjmps on Ctrl-C; run it under R_ToplevelExec so
-// the jump stops there and the core can unwind with a C++ exception.
+// Rcpp::checkUserInterrupt() asks R under R_ToplevelExec (so R's longjmp
+// stops there) and throws Rcpp::internal::InterruptedException on Ctrl-C.
+// That exception unwinds the core like clbayes::interrupted, and the
+// END_RCPP of the exported function that called the core turns it into
+// Rf_onintr(): R sees an interrupt condition, as for Ctrl-C in R code
+// (tryCatch(interrupt = ) catches it, Rscript stops as on Ctrl-C).
 bool r_interrupt_pending() {
-  return R_ToplevelExec(check_interrupt_unsafe, nullptr) == FALSE;
+  Rcpp::checkUserInterrupt();
+  return false;
 }
 
 }  // namespace

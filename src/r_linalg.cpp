@@ -4,8 +4,12 @@
 
 #include "glue_eigen.hpp"
 
+#include <clbayes/host_memory.hpp>
 #include <clbayes/linalg/gemm.hpp>
 #include <clbayes/linalg/tri_inverse.hpp>
+#ifdef CLBAYES_OPENCL
+#include <clbayes/opencl/checks.hpp>
+#endif
 
 namespace la = clbayes::linalg;
 using glue::as_map;
@@ -29,7 +33,9 @@ Rcpp::NumericMatrix cpp_tri_inv(Rcpp::NumericMatrix L, bool lower, bool device) 
 
 // [[Rcpp::export(.cpp_tri_inv_gpu)]]
 SEXP cpp_tri_inv_gpu(SEXP L, bool lower) {
-  CLBAYES_DEVICE_ONLY(glue::wrap_matrix_cl(la::tri_inverse(glue::as_matrix_cl(L, "L"), !lower)));
+  CLBAYES_DEVICE_ONLY(glue::wrap_matrix_cl(
+      cl_ops::finite_result(la::tri_inverse(glue::as_matrix_cl(L, "L"), !lower), "L",
+                            "has an inverse with infinite values (it is nearly singular)")));
 }
 
 // [[Rcpp::export(.cpp_tri_solve)]]
@@ -47,8 +53,9 @@ Rcpp::NumericMatrix cpp_tri_solve(Rcpp::NumericMatrix L, Rcpp::NumericMatrix b, 
 
 // [[Rcpp::export(.cpp_tri_solve_gpu)]]
 SEXP cpp_tri_solve_gpu(SEXP L, SEXP b, bool lower) {
-  CLBAYES_DEVICE_ONLY(glue::wrap_matrix_cl(
-      la::tri_solve(glue::as_matrix_cl(L, "L"), glue::as_matrix_cl(b, "b"), lower)));
+  CLBAYES_DEVICE_ONLY(glue::wrap_matrix_cl(cl_ops::finite_result(
+      la::tri_solve(glue::as_matrix_cl(L, "L"), glue::as_matrix_cl(b, "b"), lower), "L",
+      "gives a solution with infinite values (it is nearly singular)")));
 }
 
 // [[Rcpp::export(.cpp_tcrossprod)]]
@@ -65,5 +72,26 @@ Rcpp::NumericMatrix cpp_tcrossprod(Rcpp::NumericMatrix x, bool device) {
 
 // [[Rcpp::export(.cpp_tcrossprod_gpu)]]
 SEXP cpp_tcrossprod_gpu(SEXP x) {
-  CLBAYES_DEVICE_ONLY(glue::wrap_matrix_cl(la::multiply_transpose(glue::as_matrix_cl(x, "x"))));
+  CLBAYES_DEVICE_ONLY(glue::wrap_matrix_cl(
+      cl_ops::finite_result(la::multiply_transpose(glue::as_matrix_cl(x, "x")), "x",
+                            "%*% t(`x`) overflows: the product has infinite values")));
+}
+
+// Size checks before a large result is allocated (R/linalg.R,
+// check_result_size()): `what` names the argument and the result.
+
+// [[Rcpp::export(.cpp_check_host_allocation)]]
+void cpp_check_host_allocation(double bytes, std::string what) {
+  clbayes::check_host_allocation(bytes, what);
+}
+
+// [[Rcpp::export(.cpp_check_device_allocation)]]
+void cpp_check_device_allocation(double bytes, std::string what) {
+#ifdef CLBAYES_OPENCL
+  cl_ops::check_device_allocation(bytes, what);
+#else
+  (void)bytes;
+  (void)what;
+  glue::stop_no_opencl();
+#endif
 }

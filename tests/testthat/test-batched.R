@@ -241,7 +241,7 @@ test_that("gp_loglik_batched rejects malformed input by argument name", {
   expect_error(f(pr$y, pr$X, pr$coords, 1, th), "`beta` must be 2 finite numbers")
   expect_error(f(pr$y, pr$X, pr$coords, pr$beta, cbind(1, 2)), "`theta` must be a numeric matrix with 3 columns")
   expect_error(f(pr$y, pr$X, pr$coords, pr$beta, c(1, NA, 2)), "`theta` must not contain NA")
-  expect_error(f(pr$y, pr$X, pr$coords, pr$beta, th, cov = "matern"), "should be one of")
+  expect_error(f(pr$y, pr$X, pr$coords, pr$beta, th, cov = "matern"), "`cov` must be one of")
   data <- gpu_gp_data(pr$y, pr$X, pr$coords)
   expect_error(f(data, pr$X, beta = pr$beta, theta = th), "`X` and `coords` must be omitted")
 })

@@ -1,3 +1,15 @@
+# A size in bytes as the messages print it: three significant digits of
+# the largest binary unit that keeps the value at least 1.
+format_gib <- function(bytes) {
+  units <- c("bytes", "KiB", "MiB", "GiB", "TiB", "PiB")
+  u <- 1L
+  while (bytes >= 1024 && u < length(units)) {
+    bytes <- bytes / 1024
+    u <- u + 1L
+  }
+  sprintf("%.3g %s", bytes, units[u])
+}
+
 test_that("a kernel that fails to build reports the code and the build log", {
   skip_if_no_device()
   ok <- "__kernel void fine(__global double* x) { x[get_global_id(0)] = 1.0; }"
@@ -14,12 +26,17 @@ test_that("a kernel that fails to build reports the code and the build log", {
   expect_error(clbayes:::gpu_compile_kernel(1, "x"), "`source` must be a single string")
 })
 
-test_that("a failed allocation names the OpenCL error and the operation", {
+test_that("a device matrix too large for the device is refused before allocation", {
   skip_if_no_device()
   # 2^17 x 2^17 doubles = 128 GiB: beyond any device's single allocation
   err <- tryCatch(clbayes:::gpu_support_zeros(2^17, 2^17),
                   error = function(e) conditionMessage(e))
-  expect_match(err, "OpenCL error CL_[A-Z_]+ \\(-[0-9]+\\) in allocating")
+  expect_match(err, "a 131072 x 131072 device matrix needs 128 GiB of device memory",
+               fixed = TRUE)
+  # (PoCL reports its memory from the host's free memory, so the numbers
+  # may move between two queries: the form is checked, not the values.)
+  expect_match(err, "has [0-9.]+ [KMGT]iB of memory \\(CL_DEVICE_GLOBAL_MEM_SIZE\\)")
+  expect_match(err, "allows [0-9.]+ [KMGT]iB per buffer \\(CL_DEVICE_MAX_MEM_ALLOC_SIZE\\)")
   # the session goes on working afterwards
   expect_identical(as.matrix(gpu_matrix(diag(2))), diag(2))
 })
@@ -33,4 +50,142 @@ test_that("the opencl backend without a device, and device-only functions in a C
   }
   expect_error(resolve_backend("opencl"), "`backend` is \"opencl\" but no OpenCL device")
   expect_error(gpu_matrix(diag(2)), "no OpenCL device is selected|built without OpenCL")
+})
+
+test_that("an n x n result beyond the memory is refused before allocation, with its size", {
+  x <- matrix(1, 70000, 1)
+  # 70000^2 doubles = 36.5 GiB; on the CPU the C++ result and R's copy.
+  expect_error(gpu_tcrossprod(x, backend = "cpu"),
+               paste0("`x` has 70000 rows: x %*% t(x), a 70000 x 70000 matrix, needs ",
+                      format_gib(2 * 8 * 70000^2)), fixed = TRUE)
+  skip_if_no_device()
+  expect_error(gpu_tcrossprod(x, backend = "opencl"),
+               paste0("`x` has 70000 rows: x %*% t(x), a 70000 x 70000 matrix, needs ",
+                      format_gib(8 * 70000^2), " of device memory"), fixed = TRUE)
+  expect_error(gpu_tcrossprod(gpu_matrix(x)), "needs 36.5 GiB of device memory",
+               fixed = TRUE)
+  expect_error(gpu_matrix(x) %*% matrix(1, 1, 70000),
+               "`x` %*% `y`, a 70000 x 70000 matrix, needs 36.5 GiB", fixed = TRUE)
+})
+
+test_that("choices name their argument", {
+  expect_error(gp_loglik_batched(1:3, NULL, 1:3, theta = c(1, 1, 1), cov = "matern",
+                                 backend = "cpu"),
+               "`cov` must be one of \"exponential\", \"squared_exponential\"", fixed = TRUE)
+  expect_error(gpu_sum(1:3, method = "fast"), "`method` must be one of", fixed = TRUE)
+  expect_error(gpu_mean(1:3, precision = NA), "`precision` must be one of", fixed = TRUE)
+  skip_if_no_device()
+  expect_error(gpu_matrix(diag(2), view = "diag"),
+               "`view` must be one of \"entire\", \"lower\", \"upper\"", fixed = TRUE)
+})
+
+test_that("a device matrix times an R matrix or vector is the product, either way round", {
+  skip_if_no_device()
+  set.seed(20)
+  a <- matrix(rnorm(12), 3, 4)
+  b <- matrix(rnorm(8), 4, 2)
+  v <- rnorm(4)
+  expect_s4_class(gpu_matrix(a) %*% b, "gpu_matrix")
+  expect_equal(as.matrix(gpu_matrix(a) %*% b), a %*% b, tolerance = 1e-12)
+  expect_equal(as.matrix(a %*% gpu_matrix(b)), a %*% b, tolerance = 1e-12)
+  expect_equal(as.matrix(gpu_matrix(a) %*% v), a %*% v, tolerance = 1e-12)
+  expect_equal(as.matrix(v %*% gpu_matrix(b)), v %*% b, tolerance = 1e-12)
+  # a vector that conforms only as the other orientation, as in base R
+  expect_equal(as.matrix(gpu_matrix(matrix(1:3)) %*% c(2, 5)), matrix(1:3) %*% c(2, 5))
+  expect_equal(as.matrix(c(2, 5) %*% gpu_matrix(t(1:3))), c(2, 5) %*% t(1:3))
+  expect_error(gpu_matrix(a) %*% a, "`y` has 3 rows but `x` has 4 columns", fixed = TRUE)
+  expect_error(gpu_matrix(a) %*% 1:3, "`y` has 3 values but must have 4", fixed = TRUE)
+  expect_error(gpu_matrix(a) %*% matrix("a", 4, 1), "`y` must be numeric", fixed = TRUE)
+  expect_error(gpu_matrix(a) %*% c(NA, 1, 2, 3), "`y` contains NA or NaN", fixed = TRUE)
+  expect_error(list(1) %*% gpu_matrix(b), "`x` must be", fixed = TRUE)
+})
+
+test_that("arithmetic never leaves NaN or Inf in a device matrix (the NaN policy)", {
+  skip_if_no_device()
+  a <- matrix(c(2, 1, 1, 3), 2)
+  expect_error(gpu_matrix(a) * 0 / 0, "`e2` must not be 0", fixed = TRUE)
+  expect_error(gpu_matrix(a) / 0, "`e2` must not be 0", fixed = TRUE)
+  expect_error(gpu_matrix(a) / NaN, "`e2` must be a single finite number", fixed = TRUE)
+  expect_error(gpu_matrix(a) * Inf, "`e2` must be a single finite number", fixed = TRUE)
+  expect_error(1e308 * gpu_matrix(a), "`e1 * e2` overflows", fixed = TRUE)
+  big <- gpu_matrix(a * 5e307)  # up to 1.5e308, near .Machine$double.xmax
+  expect_error(big + big, "`e1 + e2` overflows", fixed = TRUE)
+  expect_error(big - (-big), "`e1 - e2` overflows", fixed = TRUE)
+  expect_error(gpu_matrix(a * 1e200) %*% gpu_matrix(a * 1e200), "`x %*% y` overflows",
+               fixed = TRUE)
+  expect_error(gpu_tcrossprod(gpu_matrix(a * 1e200)), "`x` %*% t(`x`) overflows", fixed = TRUE)
+  # finite results go through, and gpu_sum(na.rm = TRUE) is the plain sum
+  s <- gpu_matrix(a) * 1e-300 / 1e-8
+  expect_equal(as.matrix(s), a * 1e-300 / 1e-8)
+  expect_equal(gpu_sum(gpu_matrix(a), na.rm = TRUE), sum(a))
+  expect_error(gpu_matrix(c(1, NaN)), "`x` contains NA or NaN values", fixed = TRUE)
+  expect_error(gpu_matrix(c(1, Inf)), "`x` contains infinite values", fixed = TRUE)
+})
+
+test_that("messages show numbers as R does, never with %f's six decimals", {
+  err <- tryCatch(gpu_tcrossprod(matrix(1, 70000, 1), backend = "cpu"),
+                  error = conditionMessage)
+  expect_false(grepl("[0-9]\\.[0-9]{6}", err))
+})
+
+# Sends SIGINT to the process `p` once it has written the file `ready`
+# (just before its long compiled call) and waits for it to end.
+interrupt_when_ready <- function(p, ready) {
+  deadline <- Sys.time() + 120
+  while (!file.exists(ready) && p$is_alive() && Sys.time() < deadline) Sys.sleep(0.1)
+  Sys.sleep(0.5)  # inside the compiled call by now
+  p$interrupt()
+  p$wait(60000)
+  invisible(p)
+}
+
+# The child's long compiled call: gp_loglik_batched() on the CPU over a
+# million parameter rows (many minutes in one call, which checks for Ctrl-C
+# between chunks of rows), one thread.
+long_call_code <- function(ready) {
+  sprintf(paste0(
+    "library(clbayes); set.seed(1); n <- 200; ",
+    "d <- gpu_gp_data(rnorm(n), NULL, matrix(runif(2 * n), n)); ",
+    "theta <- cbind(1, 0.1, runif(1e6, 0.1, 1)); writeLines('ready', '%s'); "), ready)
+}
+
+child_env <- function() {
+  c("current", OMP_NUM_THREADS = "1",
+    R_LIBS = paste(.libPaths(), collapse = .Platform$path.sep))
+}
+
+test_that("Ctrl-C during a compiled loop is an R interrupt condition", {
+  skip_on_os("windows")
+  skip_on_cran()
+  skip_if_not_installed("processx")
+  ready <- tempfile()
+  code <- paste0(long_call_code(ready),
+                 "res <- tryCatch({ gp_loglik_batched(d, theta = theta, backend = 'cpu'); ",
+                 "'finished' }, interrupt = function(e) 'interrupt', ",
+                 "error = function(e) paste('error:', conditionMessage(e))); ",
+                 "cat('result:', res, '\\n')")
+  p <- processx::process$new(file.path(R.home("bin"), "Rscript"), c("-e", code),
+                             stdout = "|", stderr = "|", env = child_env())
+  on.exit(if (p$is_alive()) p$kill(), add = TRUE)
+  interrupt_when_ready(p, ready)
+  expect_false(p$is_alive())
+  expect_match(p$read_all_output(), "result: interrupt", fixed = TRUE)
+})
+
+test_that("Ctrl-C during a compiled loop stops Rscript as it does in R code", {
+  skip_on_os("windows")
+  skip_on_cran()
+  skip_if_not_installed("processx")
+  ready <- tempfile()
+  code <- paste0(long_call_code(ready),
+                 "gp_loglik_batched(d, theta = theta, backend = 'cpu'); cat('after\\n')")
+  p <- processx::process$new(file.path(R.home("bin"), "Rscript"), c("-e", code),
+                             stdout = "|", stderr = "|", env = child_env())
+  on.exit(if (p$is_alive()) p$kill(), add = TRUE)
+  interrupt_when_ready(p, ready)
+  expect_false(p$is_alive())
+  expect_false(p$get_exit_status() == 0)
+  expect_false(grepl("after", p$read_all_output()))
+  # an interrupt, not an error: R prints no "Error" line
+  expect_false(grepl("Error|interrupted by the user", p$read_all_error()))
 })

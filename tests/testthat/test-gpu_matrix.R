@@ -117,7 +117,7 @@ test_that("bad inputs give errors naming the argument", {
   expect_error(gpu_matrix(matrix("a")), "`x` must be numeric")
   expect_error(gpu_matrix(array(1, c(2, 2, 2))), "`x` must be a matrix")
   expect_error(gpu_matrix(matrix(1:6, 2), view = "lower"), "must be square")
-  expect_error(gpu_matrix(diag(2), view = "diag"), "should be one of")
+  expect_error(gpu_matrix(diag(2), view = "diag"), "`view` must be one of \"entire\", \"lower\", \"upper\"")
   a <- gpu_matrix(matrix(1:6, 2))
   expect_error(gpu_matrix(a), "already a gpu_matrix")
   b <- gpu_matrix(matrix(1:6, 3))

@@ -5,6 +5,8 @@
 // an R error, so a message here is what the user reads: it names the
 // argument or the OpenCL operation and says what is wrong.
 
+#include <cstdint>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 
@@ -36,6 +38,32 @@ class opencl_error : public std::runtime_error {
   static std::string format(const std::string& operation, int code,
                             const std::string& detail);
 };
+
+/** Not enough memory (host or device) for a result or working copy; the
+ *  message says which matrix, how large, and how much memory there is. */
+class out_of_memory : public std::runtime_error {
+ public:
+  explicit out_of_memory(const std::string& what) : std::runtime_error(what) {}
+};
+
+/** A size in bytes as people read it: "36.5 GiB", "512 MiB", "800 bytes"
+ *  (three significant digits, as R's format() prints). */
+inline std::string format_bytes(double bytes) {
+  static const char* const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  int u = 0;
+  while (bytes >= 1024.0 && u < 5) {
+    bytes /= 1024.0;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.3g %s", bytes, units[u]);
+  return buf;
+}
+
+/** "rows x cols" of a matrix. */
+inline std::string format_dims(long long rows, long long cols) {
+  return std::to_string(rows) + " x " + std::to_string(cols);
+}
 
 /** The user asked to stop (Ctrl-C); raised by check_interrupt(). */
 class interrupted : public std::runtime_error {

@@ -4,6 +4,12 @@
 // Long loops in the core call check_interrupt(). The core knows nothing of
 // R: the R glue installs a hook that asks R whether the user pressed Ctrl-C;
 // a standalone program leaves the hook empty and loops run to the end.
+// A hook either returns true (check_interrupt() then throws
+// clbayes::interrupted) or throws an exception of its own, which unwinds
+// the core in the same way: the R glue's hook (src/r_init.cpp) throws
+// Rcpp's interrupt exception, so that R sees an interrupt condition rather
+// than an error. Core code must therefore not catch (...) around a
+// check_interrupt() call.
 
 #include "error.hpp"
 

@@ -6,6 +6,9 @@
 #include "../kernels/check.hpp"
 #include "matrix_cl.hpp"
 
+#include <string>
+#include <utility>
+
 #ifdef CLBAYES_OPENCL
 
 namespace clbayes {
@@ -38,6 +41,20 @@ inline bool has_nonfinite(const matrix_cl& a) {
     return kernels::check_nan(cl::NDRange(a.rows(), a.cols()), a, a.rows(),
                               a.cols(), flag);
   });
+}
+
+/** `result`, or invalid_argument(arg, problem) when it holds an infinite
+ *  or NaN value: a gpu_matrix holds finite values only (R/gpu_matrix.R), so
+ *  an operation whose result would not is an error where it happens,
+ *  rather than NaN found later. One pass over the result and a one-int
+ *  read, against the operation's own pass (or its O(n^3) product). */
+inline matrix_cl finite_result(matrix_cl&& result, const std::string& arg,
+                               const std::string& problem) {
+  if (has_nonfinite(result))
+    throw invalid_argument(arg, problem + "; a gpu_matrix holds finite values only "
+                                          "(compute on as.matrix() in R for IEEE "
+                                          "infinities and NaN)");
+  return std::move(result);
 }
 
 /** True if the square matrix A is symmetric to relative tolerance `tol`. */

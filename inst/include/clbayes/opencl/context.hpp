@@ -304,6 +304,7 @@ class context {
                 std::string::npos;
     info.global_mem = d.getInfo<CL_DEVICE_GLOBAL_MEM_SIZE>();
     info.local_mem = d.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
+    info.max_alloc = d.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>();
     info.compute_units = static_cast<int>(d.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>());
     info.max_work_group_size = d.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
     return info;

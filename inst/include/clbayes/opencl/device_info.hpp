@@ -18,6 +18,7 @@ struct device_info {
   std::string version;
   bool fp64 = false;
   std::uint64_t global_mem = 0;  // bytes
+  std::uint64_t max_alloc = 0;   // bytes in one buffer (CL_DEVICE_MAX_MEM_ALLOC_SIZE)
   std::uint64_t local_mem = 0;   // bytes
   int compute_units = 0;
   std::size_t max_work_group_size = 0;

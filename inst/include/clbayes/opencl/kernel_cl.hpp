@@ -221,8 +221,7 @@ class kernel_cl {
       (void)rec;
       return event;
     } catch (const cl::Error& e) {
-      throw opencl_error(std::string(e.what()) + " running kernel '" + name_ + "'",
-                         e.err());
+      throw cl_failure(std::string(e.what()) + " running kernel '" + name_ + "'", e.err());
     }
   }
 

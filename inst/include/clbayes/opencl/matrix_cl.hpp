@@ -13,6 +13,7 @@
 
 #include "context.hpp"
 #include "matrix_view.hpp"
+#include "memory.hpp"
 
 #include <algorithm>
 #include <vector>
@@ -38,13 +39,14 @@ class matrix_cl {
     ctx.require_device();
     generation_ = ctx.generation();
     if (size() > 0) {
+      const double bytes = sizeof(double) * static_cast<double>(size());
+      const std::string what = "a " + format_dims(rows, cols) + " device matrix";
+      check_device_allocation(bytes, what);
       try {
         buffer_ = cl::Buffer(ctx.cl_context(), CL_MEM_READ_WRITE,
-                             sizeof(double) * size());
+                             sizeof(double) * static_cast<std::size_t>(size()));
       } catch (const cl::Error& e) {
-        throw opencl_error("allocating a " + std::to_string(rows) + " x " +
-                               std::to_string(cols) + " device matrix",
-                           e.err());
+        throw cl_failure("allocating " + what + " (" + format_bytes(bytes) + ")", e.err());
       }
     }
   }

@@ -70,7 +70,9 @@ class pinned_pair {
       }
     } catch (const cl::Error& e) {
       release();
-      throw opencl_error("allocating pinned staging buffers", e.err());
+      throw cl_failure("allocating two pinned staging buffers of " +
+                           format_bytes(static_cast<double>(bytes)),
+                       e.err());
     }
   }
   pinned_pair(const pinned_pair&) = delete;

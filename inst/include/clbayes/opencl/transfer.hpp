@@ -59,7 +59,9 @@ inline cl::Buffer device_buffer(std::size_t count, const char* what) {
     return cl::Buffer(context::instance().cl_context(), CL_MEM_READ_WRITE,
                       sizeof(double) * count);
   } catch (const cl::Error& e) {
-    throw opencl_error(std::string("allocating ") + what, e.err());
+    throw cl_failure(std::string("allocating ") + what + " (" +
+                         format_bytes(sizeof(double) * static_cast<double>(count)) + ")",
+                     e.err());
   }
 }
 

@@ -14,6 +14,7 @@
 
 #include "../error.hpp"
 #include "../opencl/context.hpp"
+#include "../opencl/memory.hpp"
 #include "method.hpp"
 
 #include <cstddef>
@@ -99,7 +100,9 @@ class workspace {
         buf_[slot] = cl::Buffer(opencl::context::instance().cl_context(), CL_MEM_READ_WRITE,
                                 bytes);
       } catch (const cl::Error& e) {
-        throw opencl_error("allocating reduction scratch", e.err());
+        throw opencl::cl_failure("allocating " + format_bytes(static_cast<double>(bytes)) +
+                                     " of reduction scratch",
+                                 e.err());
       }
       cap_[slot] = bytes;
       fresh_[slot] = true;

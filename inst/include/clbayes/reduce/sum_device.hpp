@@ -26,9 +26,11 @@
 #include "method.hpp"
 #include "read_root.hpp"
 #include "sum_stream.hpp"
+#include "../opencl/memory.hpp"
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #ifdef CLBAYES_OPENCL
@@ -188,6 +190,8 @@ inline sum_result sum(const cl::Buffer& x, std::uint64_t n, bool x_double,
 inline cl::Buffer upload(const double* x, std::uint64_t n, bool single) {
   opencl::context& ctx = opencl::context::instance();
   const std::size_t bytes = static_cast<std::size_t>(n) * (single ? sizeof(float) : sizeof(double));
+  const std::string what = "`x` (" + std::to_string(n) + " values)";
+  opencl::check_device_allocation(static_cast<double>(bytes), what);
   try {
     cl::Buffer buf(ctx.cl_context(), CL_MEM_READ_ONLY, std::max<std::size_t>(bytes, 1));
     if (n == 0) return buf;
@@ -199,9 +203,8 @@ inline cl::Buffer upload(const double* x, std::uint64_t n, bool single) {
     }
     return buf;
   } catch (const cl::Error& e) {
-    throw opencl_error(std::string(e.what()) + " copying " + std::to_string(n) +
-                           " values to the device",
-                       e.err());
+    throw opencl::cl_failure(std::string(e.what()) + " copying " + what + " to the device",
+                             e.err());
   }
 }
 
