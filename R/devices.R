@@ -92,7 +92,8 @@ gpu_available <- function() {
 }
 
 check_index <- function(x, arg) {
-  if (!is.numeric(x) || length(x) != 1L || is.na(x) || x < 0 || x != round(x)) {
+  if (!is.numeric(x) || length(x) != 1L || is.na(x) || x < 0 || x != round(x) ||
+      x > .Machine$integer.max) {
     stop(sprintf("`%s` must be a single non-negative whole number (0-based)", arg),
          call. = FALSE)
   }

@@ -39,8 +39,8 @@ test_that("gpu_select() switches, deselects and refuses bad indices", {
   # matrices made before the switch belong to another context
   expect_error(as.matrix(a), "no longer selected")
 
-  expect_error(gpu_select(99L, 0L), "`platform` must be between 0 and")
-  expect_error(gpu_select(sel$platform, 99L), "`device` must be between 0 and")
+  expect_error(gpu_select(99L, 0L), "`platform` must be a platform index from 0 to")
+  expect_error(gpu_select(sel$platform, 99L), "`device` must be a device index from 0 to")
   expect_error(gpu_select(-1), "`platform` must be a single non-negative")
   expect_error(gpu_select("a"), "`platform` must be a single non-negative")
   expect_error(gpu_select(0, 1.5), "`device` must be a single non-negative")

@@ -50,17 +50,18 @@ class context {
   void select(int platform, int device) {
     std::vector<cl::Platform> platforms = all_platforms();
     if (platform < 0 || platform >= static_cast<int>(platforms.size()))
-      throw invalid_argument("platform", "must be between 0 and " +
-                                             std::to_string(platforms.size()) +
-                                             " - 1; there are " +
+      throw invalid_argument("platform", "must be a platform index from 0 to " +
+                                             std::to_string(static_cast<int>(platforms.size()) - 1) +
+                                             "; there are " +
                                              std::to_string(platforms.size()) +
                                              " OpenCL platforms");
     std::vector<cl::Device> devs = platform_devices(platforms[platform]);
     if (device < 0 || device >= static_cast<int>(devs.size()))
-      throw invalid_argument("device", "must be between 0 and " +
-                                           std::to_string(devs.size()) +
-                                           " - 1 on platform " +
-                                           std::to_string(platform));
+      throw invalid_argument("device", "must be a device index from 0 to " +
+                                           std::to_string(static_cast<int>(devs.size()) - 1) +
+                                           " on platform " + std::to_string(platform) +
+                                           " (it has " + std::to_string(devs.size()) +
+                                           " devices)");
     device_info info = describe(platforms[platform], devs[device], platform,
                                 device);
     if (!info.fp64)
