@@ -354,13 +354,34 @@ class sampler {
     window_u_.clear();
     Eigen::MatrixXd u;
     coord_.to_u(state_.x, u);
+    const double old_spread = largest_variance(metric_.to_z(pooled));
     if (!metric_.estimate(pooled, opt_.metric == hmc::metric::dense)) return;
     state_.x = metric_.to_z(u);
     eval_.gradient(state_.x, state_.logf, grad_);
-    const double old_eps = eps_;
     eps_ = find_step_size(eps_);
     da_.restart(eps_);
-    chees_.restart(chees_.length() * eps_ / old_eps);  // the same number of steps
+    // ChEES sets T by the widest direction (about a half period of its
+    // oscillation), so T carries over in units of that direction's sd.
+    const double ratio = largest_variance(metric_.to_z(pooled)) / old_spread;
+    chees_.restart(chees_.length() * (std::isfinite(ratio) && ratio > 0 ? std::sqrt(ratio) : 1.0));
+  }
+
+  /** The largest eigenvalue of the covariance of the rows of `draws`, by
+   *  power iteration (a few window ends per run; k^2 per step). */
+  static double largest_variance(const Eigen::MatrixXd& draws) {
+    const Eigen::MatrixXd centred = draws.rowwise() - draws.colwise().mean();
+    const Eigen::MatrixXd cov =
+        centred.transpose() * centred / static_cast<double>(std::max<Eigen::Index>(1, draws.rows() - 1));
+    Eigen::VectorXd v = cov.diagonal().cwiseSqrt();
+    double lambda = v.squaredNorm() > 0 ? 1.0 : 0.0;
+    for (int it = 0; it < 100 && lambda > 0; ++it) {
+      const Eigen::VectorXd w = cov * v;
+      const double norm = w.norm();
+      if (!(norm > 0)) return 0;
+      lambda = norm / v.norm();
+      v = w / norm;
+    }
+    return lambda;
   }
 
   /** Where draw i of chain c, variable j lies in a store of `rows`
