@@ -120,7 +120,7 @@ test_that("gradients are checked, and bad input names its argument", {
                "`gradient` must return")
   expect_error(run(), "slice_sample_mv")
   expect_error(run(gradient = 1), "`gradient` must be a function")
-  expect_error(run(gradient = tg$gr, chains = 1), "`chains`")
+  expect_error(hmc_sample_mv(tg$ld, c(0, 0), gradient = tg$gr, chains = 1), "`chains`")
   expect_error(run(gradient = tg$gr, adapt_delta = 1), "`adapt_delta`")
   expect_error(run(gradient = tg$gr, metric = "full"), "`metric`")
   expect_error(run(gradient = tg$gr, n_iter = 0), "`n_iter`")
