@@ -123,7 +123,7 @@ test_that("gradients are checked, and bad input names its argument", {
   expect_error(hmc_sample_mv(tg$ld, c(0, 0), gradient = tg$gr, chains = 1), "`chains`")
   expect_error(run(gradient = tg$gr, adapt_delta = 1), "`adapt_delta`")
   expect_error(run(gradient = tg$gr, metric = "full"), "`metric`")
-  expect_error(run(gradient = tg$gr, n_iter = 0), "`n_iter`")
+  expect_error(hmc_sample_mv(tg$ld, c(0, 0), gradient = tg$gr, n_iter = 0), "`n_iter`")
   expect_error(run(gradient = tg$gr, max_leapfrog = 0), "`max_leapfrog`")
   expect_error(run(gradient = tg$gr, lower = c(1, 0)), "`init`")
   expect_error(hmc_sample_mv(tg$ld, matrix(0, 3, 2), gradient = tg$gr, chains = 2),
