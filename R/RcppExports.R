@@ -137,6 +137,22 @@
     .Call(`_clbayes_cpp_transpose`, a)
 }
 
+.cpp_hmc_new <- function(init, lower, upper, metric, warmup, n_iter, adapt_delta, max_leapfrog, init_radius, seed) {
+    .Call(`_clbayes_cpp_hmc_new`, init, lower, upper, metric, warmup, n_iter, adapt_delta, max_leapfrog, init_radius, seed)
+}
+
+.cpp_hmc_start <- function(ptr, target, gradient) {
+    invisible(.Call(`_clbayes_cpp_hmc_start`, ptr, target, gradient))
+}
+
+.cpp_hmc_run <- function(ptr, target, gradient, iterations) {
+    .Call(`_clbayes_cpp_hmc_run`, ptr, target, gradient, iterations)
+}
+
+.cpp_hmc_result <- function(ptr) {
+    .Call(`_clbayes_cpp_hmc_result`, ptr)
+}
+
 .cpp_tri_inv <- function(L, lower, device) {
     .Call(`_clbayes_cpp_tri_inv`, L, lower, device)
 }

@@ -443,6 +443,63 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_hmc_new
+SEXP cpp_hmc_new(Rcpp::NumericMatrix init, Rcpp::NumericVector lower, Rcpp::NumericVector upper, std::string metric, int warmup, int n_iter, double adapt_delta, int max_leapfrog, double init_radius, double seed);
+RcppExport SEXP _clbayes_cpp_hmc_new(SEXP initSEXP, SEXP lowerSEXP, SEXP upperSEXP, SEXP metricSEXP, SEXP warmupSEXP, SEXP n_iterSEXP, SEXP adapt_deltaSEXP, SEXP max_leapfrogSEXP, SEXP init_radiusSEXP, SEXP seedSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type init(initSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type lower(lowerSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type upper(upperSEXP);
+    Rcpp::traits::input_parameter< std::string >::type metric(metricSEXP);
+    Rcpp::traits::input_parameter< int >::type warmup(warmupSEXP);
+    Rcpp::traits::input_parameter< int >::type n_iter(n_iterSEXP);
+    Rcpp::traits::input_parameter< double >::type adapt_delta(adapt_deltaSEXP);
+    Rcpp::traits::input_parameter< int >::type max_leapfrog(max_leapfrogSEXP);
+    Rcpp::traits::input_parameter< double >::type init_radius(init_radiusSEXP);
+    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_hmc_new(init, lower, upper, metric, warmup, n_iter, adapt_delta, max_leapfrog, init_radius, seed));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_hmc_start
+void cpp_hmc_start(SEXP ptr, SEXP target, SEXP gradient);
+RcppExport SEXP _clbayes_cpp_hmc_start(SEXP ptrSEXP, SEXP targetSEXP, SEXP gradientSEXP) {
+BEGIN_RCPP
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type ptr(ptrSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type target(targetSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type gradient(gradientSEXP);
+    cpp_hmc_start(ptr, target, gradient);
+    return R_NilValue;
+END_RCPP
+}
+// cpp_hmc_run
+int cpp_hmc_run(SEXP ptr, SEXP target, SEXP gradient, int iterations);
+RcppExport SEXP _clbayes_cpp_hmc_run(SEXP ptrSEXP, SEXP targetSEXP, SEXP gradientSEXP, SEXP iterationsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type ptr(ptrSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type target(targetSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type gradient(gradientSEXP);
+    Rcpp::traits::input_parameter< int >::type iterations(iterationsSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_hmc_run(ptr, target, gradient, iterations));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_hmc_result
+Rcpp::List cpp_hmc_result(SEXP ptr);
+RcppExport SEXP _clbayes_cpp_hmc_result(SEXP ptrSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type ptr(ptrSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_hmc_result(ptr));
+    return rcpp_result_gen;
+END_RCPP
+}
 // cpp_tri_inv
 Rcpp::NumericMatrix cpp_tri_inv(Rcpp::NumericMatrix L, bool lower, bool device);
 RcppExport SEXP _clbayes_cpp_tri_inv(SEXP LSEXP, SEXP lowerSEXP, SEXP deviceSEXP) {
@@ -835,6 +892,10 @@ static const R_CallMethodDef CallEntries[] = {
     {"_clbayes_cpp_scalar_multiply", (DL_FUNC) &_clbayes_cpp_scalar_multiply, 3},
     {"_clbayes_cpp_multiply", (DL_FUNC) &_clbayes_cpp_multiply, 2},
     {"_clbayes_cpp_transpose", (DL_FUNC) &_clbayes_cpp_transpose, 1},
+    {"_clbayes_cpp_hmc_new", (DL_FUNC) &_clbayes_cpp_hmc_new, 10},
+    {"_clbayes_cpp_hmc_start", (DL_FUNC) &_clbayes_cpp_hmc_start, 3},
+    {"_clbayes_cpp_hmc_run", (DL_FUNC) &_clbayes_cpp_hmc_run, 4},
+    {"_clbayes_cpp_hmc_result", (DL_FUNC) &_clbayes_cpp_hmc_result, 1},
     {"_clbayes_cpp_tri_inv", (DL_FUNC) &_clbayes_cpp_tri_inv, 3},
     {"_clbayes_cpp_tri_inv_gpu", (DL_FUNC) &_clbayes_cpp_tri_inv_gpu, 2},
     {"_clbayes_cpp_tri_solve", (DL_FUNC) &_clbayes_cpp_tri_solve, 4},

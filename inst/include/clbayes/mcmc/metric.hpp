@@ -57,11 +57,11 @@ class affine_metric {
    * Set the metric from draws (rows) of x: center = their mean, S = the
    * Cholesky factor of their covariance shrunk towards its diagonal by
    * 5 / (n + 5) (few draws give a noisy estimate), or of the diagonal alone
-   * when there are fewer than dim + 10 draws. Returns false and changes
-   * nothing when a variance is zero or not finite (e.g. chains that have
-   * not moved).
+   * when there are fewer than dim + 10 draws or `dense` is false (a
+   * diagonal metric). Returns false and changes nothing when a variance is
+   * zero or not finite (e.g. chains that have not moved).
    */
-  bool estimate(const Eigen::MatrixXd& draws) {
+  bool estimate(const Eigen::MatrixXd& draws, bool dense = true) {
     const Eigen::Index n = draws.rows(), k = draws.cols();
     if (n < 3 || k != center_.size()) return false;
     const Eigen::VectorXd mean = draws.colwise().mean().transpose();
@@ -69,7 +69,7 @@ class affine_metric {
     Eigen::MatrixXd cov = (centred.transpose() * centred) / static_cast<double>(n - 1);
     for (Eigen::Index j = 0; j < k; ++j)
       if (!(cov(j, j) > 0) || !std::isfinite(cov(j, j))) return false;
-    if (n < k + 10) {
+    if (!dense || n < k + 10) {
       cov = Eigen::MatrixXd(cov.diagonal().asDiagonal());
     } else {
       const double keep = static_cast<double>(n) / (static_cast<double>(n) + 5.0);

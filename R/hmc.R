@@ -1,0 +1,243 @@
+#' Many-chain Hamiltonian Monte Carlo (ChEES-HMC)
+#'
+#' Draws from a density known up to a constant, given its gradient, with
+#' ChEES-HMC (Hoffman, Radul and Sountsov 2021): many chains advance
+#' together with one step size and one trajectory length, so every leapfrog
+#' step asks for the log density and gradient of all chains in ONE call of
+#' `log_density` and `gradient` (or one batched pass of a model over its
+#' data). The step size, trajectory length and metric are adapted across
+#' the chains in warmup and then fixed.
+#'
+#' @section Algorithm:
+#' Each iteration draws fresh standard normal momenta for every chain, runs
+#' `L` leapfrog steps of size `step_size` and accepts each chain's end point
+#' with the Metropolis probability `min(1, exp(-energy error))`. The
+#' trajectory length of iteration `i` is `h_i * trajectory_length`, with
+#' `h_i` the base-2 Halton sequence in (0, 1) (the same for every chain),
+#' and `L = ceiling(h_i * trajectory_length / step_size)`, at most
+#' `max_leapfrog`. Warmup follows Stan's windows (an initial fast buffer of
+#' 75 iterations, slow windows that double from 25, a terminal buffer of
+#' 50; 15% / 75% / 10% of a shorter warmup):
+#' * step size: dual averaging (Hoffman and Gelman 2014, Algorithm 5, with
+#'   Stan's constants) of the acceptance probability averaged over the
+#'   chains towards `adapt_delta`, restarted after each new metric from
+#'   Stan's initial step size search; the averaged step size is kept.
+#' * trajectory length: gradient ascent on the ChEES criterion (the change
+#'   in the centred squared norm, `1/4 E[(|q' - E q|^2 - |q - E q|^2)^2]`,
+#'   with `E q` the mean over the chains), by RMSProp in `log` length with
+#'   learning rate 0.025 and the iterate average kept, as in the paper's
+#'   reference implementation (TensorFlow Probability's
+#'   `GradientBasedTrajectoryLengthAdaptation`).
+#' * metric: at the end of each slow window, the (diagonal, or with
+#'   `metric = "dense"` full) covariance of that window's draws pooled over
+#'   all chains, on the unconstrained scale; with many chains even the first
+#'   25-iteration window gives a usable estimate.
+#'
+#' @section Divergences:
+#' A trajectory whose energy error exceeds 1000 or becomes non-finite (as in
+#' Stan) is divergent: that chain stops moving for the rest of the
+#' trajectory and its proposal is rejected. Divergences after warmup are
+#' counted per chain (`n_divergent`) and reported with a warning; they mean
+#' that the draws may miss part of the posterior (a funnel, a hard
+#' boundary), and a higher `adapt_delta` (a smaller step size) or a
+#' reparameterisation may help.
+#'
+#' @section Gradients and bounds:
+#' For an R function, `gradient(points, ...)` must return a matrix with
+#' one row per row of `points` and one column per variable: d log f / d x
+#' on the variables' own scale. On the first call it is compared with
+#' central finite differences of `log_density` at the initial points; a
+#' mismatch is an error naming `gradient`. Variables with `lower` or
+#' `upper` bounds are sampled on an unconstrained scale (as in
+#' [slice_sample_mv()]); the chain rule and the gradient of the log-Jacobian
+#' are applied by the sampler, so `gradient` stays on the variables' scale.
+#' Model objects supply their own gradient where they have one; a model (or
+#' a function) without one is an error that points to [slice_sample_mv()].
+#'
+#' @section Choices and evidence:
+#' * `chains = 16`: the adaptation averages over chains, and 16 chains give
+#'   400 draws in the first 25-iteration metric window; each chain costs one
+#'   more row in every call, so with a vectorised density more chains mostly
+#'   buy more draws.
+#' * `adapt_delta = 0.75`: the target of TensorFlow Probability's dual
+#'   averaging, which the ChEES paper's implementation uses.
+#' * `metric = "diagonal"`, as in Stan: on the 10^4 x 100 logistic
+#'   regression of `inst/bench/bench_hmc.R` it gave 13.0 gradients per
+#'   effective sample overall against 14.0 for `"dense"`; `"dense"` pays on
+#'   strongly correlated posteriors (41 against 2.5 after warmup on a
+#'   10-dimensional Gaussian with correlation 0.5 and sds from 0.1 to 10).
+#' * On that logistic regression (R density and gradient, one matrix
+#'   product for all chains) ChEES-HMC needed 15 gradients per effective
+#'   sample against 19 for rstan's NUTS in the same run, but each gradient
+#'   through R's reference BLAS cost several times Stan's, so NUTS had the
+#'   higher ES/s there; see `inst/bench/logs/2026-11-24-hmc.md`.
+#'
+#' @references
+#' Hoffman, M. D., Radul, A. and Sountsov, P. (2021). An adaptive MCMC
+#' scheme for setting trajectory lengths in Hamiltonian Monte Carlo.
+#' *AISTATS*, PMLR 130, 3907-3915.
+#'
+#' Hoffman, M. D. and Gelman, A. (2014). The No-U-Turn sampler. *JMLR* 15,
+#' 1593-1623.
+#'
+#' Stan Reference Manual, "HMC algorithm parameters" (adaptation windows,
+#' step size search, divergences).
+#'
+#' @inheritParams slice_sample_mv
+#' @param log_density An R function of a numeric matrix (one point per row)
+#'   returning one log density per row, with `gradient`; or a model object
+#'   that has a gradient (such as [glm_model()]).
+#' @param init Initial point: a numeric vector (every chain starts there,
+#'   moved by a uniform draw on (-0.1, 0.1) per variable on the
+#'   unconstrained scale so that chains differ; a moved point without a
+#'   finite density goes back to `init`), or a matrix with one row per chain
+#'   (used as given).
+#' @param gradient For an R function `log_density`: an R function of the
+#'   same points matrix (and `...`) returning the gradients as a matrix of
+#'   the same shape. `NULL` for a model object.
+#' @param n_iter Draws kept per chain.
+#' @param warmup Adaptation iterations per chain before the kept ones.
+#' @param chains Number of chains (at least 2), advanced together.
+#' @param metric `"diagonal"` or `"dense"` (see Algorithm).
+#' @param adapt_delta Target mean acceptance probability of the step size
+#'   adaptation, in (0, 1).
+#' @param max_leapfrog The most leapfrog steps of one trajectory.
+#' @return A `clbayes_fit` (see [slice_sample_mv()]) with `sampler = "hmc"`
+#'   and `n_gradients` (points evaluated with their gradient, warmup
+#'   included), `n_leapfrog` (leapfrog steps per chain, each one batched
+#'   call; `n_leapfrog_warmup` of them in warmup), `n_divergent` (divergent
+#'   transitions after warmup, per chain), `n_divergent_warmup`,
+#'   `step_size` and `trajectory_length` (on the metric's coordinates),
+#'   `accept_rate` (mean acceptance probability after warmup), `center` and
+#'   `scale` (the metric: `u = center + scale %*% z`).
+#' @examples
+#' # a bivariate normal with correlation 0.9, vectorised over rows
+#' prec <- solve(matrix(c(1, 0.9, 0.9, 1), 2))
+#' ld <- function(x) -0.5 * rowSums((x %*% prec) * x)
+#' gr <- function(x) -x %*% prec
+#' fit <- hmc_sample_mv(ld, init = c(a = 0, b = 0), gradient = gr,
+#'                      n_iter = 200, warmup = 200, chains = 4, seed = 1)
+#' fit$step_size
+#' summary(fit)
+#' @export
+hmc_sample_mv <- function(log_density, init, gradient = NULL, n_iter = 1000,
+                          warmup = 1000, chains = 16, seed = NULL,
+                          metric = c("diagonal", "dense"), lower = NULL,
+                          upper = NULL, adapt_delta = 0.75, max_leapfrog = 1000,
+                          backend = getOption("clbayes.backend", "auto"), ...) {
+  metric <- check_choice(metric, c("diagonal", "dense"), "metric")
+  n_iter <- check_count(n_iter, "n_iter", 1)
+  warmup <- check_count(warmup, "warmup", 0)
+  chains <- check_count(chains, "chains", 2)
+  max_leapfrog <- check_count(max_leapfrog, "max_leapfrog", 1)
+  if (!is.numeric(adapt_delta) || length(adapt_delta) != 1L || !is.finite(adapt_delta) ||
+      adapt_delta <= 0 || adapt_delta >= 1) {
+    stop("`adapt_delta` must be a number strictly between 0 and 1", call. = FALSE)
+  }
+  init_radius <- if (is.matrix(init)) 0 else 0.1
+  init <- check_init(init, chains)
+  seed <- check_seed(seed)
+  tg <- mcmc_target(log_density, init, lower, upper, backend, ...)
+  grad <- hmc_gradient(log_density, gradient, tg, init, ...)
+
+  ptr <- .cpp_hmc_new(init, tg$lower, tg$upper, metric, warmup, n_iter,
+                      adapt_delta, max_leapfrog, init_radius, seed)
+  t0 <- proc.time()[["elapsed"]]
+  .cpp_hmc_start(ptr, tg$target, grad)
+  total <- warmup + n_iter
+  chunk <- max(1L, as.integer(ceiling(total / 100)))
+  show <- interactive() && requireNamespace("cli", quietly = TRUE)
+  if (show) bar <- cli::cli_progress_bar("HMC", total = total, clear = TRUE)
+  done <- 0L
+  t_warmup <- if (warmup == 0L) 0 else NA_real_
+  while (done < total) {
+    step <- if (done < warmup) min(chunk, warmup - done) else chunk
+    done <- done + .cpp_hmc_run(ptr, tg$target, grad, step)
+    if (done == warmup) t_warmup <- proc.time()[["elapsed"]] - t0
+    if (show) cli::cli_progress_update(id = bar, set = done)
+  }
+  elapsed <- proc.time()[["elapsed"]] - t0
+  res <- .cpp_hmc_result(ptr)
+  if (sum(res$n_divergent) > 0) {
+    warning(sprintf(paste0("%d divergent transitions after warmup (per chain: %s); ",
+                           "the draws may miss part of the posterior: try a higher ",
+                           "`adapt_delta`, or reparameterise"),
+                    sum(res$n_divergent), paste(res$n_divergent, collapse = " ")),
+            call. = FALSE)
+  }
+  new_clbayes_fit(res, tg, time = c(total = elapsed, warmup = t_warmup),
+                  sampler = "hmc",
+                  settings = list(method = "chees", metric = metric, chains = chains,
+                                  n_iter = n_iter, warmup = warmup, seed = seed,
+                                  adapt_delta = adapt_delta,
+                                  max_leapfrog = max_leapfrog))
+}
+
+# The gradient the C++ glue calls: NULL for a model (its own), or the
+# user's function wrapped to check its shape, after a check against finite
+# differences at the initial points.
+hmc_gradient <- function(log_density, gradient, tg, init, ...) {
+  if (!is.function(log_density)) {
+    if (!is.null(gradient)) {
+      stop("`gradient` must be NULL for a model object (the model supplies its own)",
+           call. = FALSE)
+    }
+    return(NULL)
+  }
+  if (is.null(gradient)) {
+    stop(paste0("`gradient` is needed with a function `log_density`: give an R ",
+                "function of the same points matrix returning d log f / d x, or ",
+                "use slice_sample_mv(), which needs no gradient"), call. = FALSE)
+  }
+  if (!is.function(gradient)) stop("`gradient` must be a function", call. = FALSE)
+  grad <- function(points) check_gradient_value(gradient(points, ...), points)
+  check_gradient_fd(tg$target, grad, init, tg$lower, tg$upper)
+  grad
+}
+
+# What the user's gradient returned, checked: a rows x dim numeric matrix.
+check_gradient_value <- function(val, points) {
+  if (!is.numeric(val) || !is.matrix(val) || !identical(dim(val), dim(points))) {
+    got <- if (is.matrix(val)) paste(dim(val), collapse = " x ") else
+      sprintf("%s of length %d", class(val)[1L], length(val))
+    stop(sprintf(paste0("`gradient` must return a numeric matrix with one row per ",
+                        "point and one column per variable (%d x %d), not %s"),
+                 nrow(points), ncol(points), got), call. = FALSE)
+  }
+  storage.mode(val) <- "double"
+  val
+}
+
+# `grad` against central differences of `target` at the distinct rows of
+# `points`, with steps that stay inside the bounds. The tolerance allows
+# the differences' truncation (relative 1e-4) and rounding (the value's
+# size times 1e-8 over the step) errors.
+check_gradient_fd <- function(target, grad, points, lower, upper) {
+  x <- unique(points)
+  r <- nrow(x)
+  k <- ncol(x)
+  f0 <- target(x)
+  g <- grad(x)
+  room <- pmin(sweep(x, 2L, lower), sweep(-x, 2L, -upper))
+  h <- pmin(1e-5 * pmax(abs(x), 1), 0.5 * room)
+  shifted <- function(sign) {
+    do.call(rbind, lapply(seq_len(k), function(j) {
+      y <- x
+      y[, j] <- y[, j] + sign * h[, j]
+      y
+    }))
+  }
+  vals <- target(rbind(shifted(1), shifted(-1)))
+  fd <- matrix((vals[seq_len(r * k)] - vals[r * k + seq_len(r * k)]) / (2 * c(h)), r, k)
+  tol <- 1e-4 * (1 + abs(fd)) + 1e-8 * (1 + abs(f0)) / h
+  ok <- !is.finite(fd) | !is.finite(f0) | abs(g - fd) <= tol
+  if (!all(ok)) {
+    bad <- which(!ok, arr.ind = TRUE)[1L, ]
+    stop(sprintf(paste0("`gradient` disagrees with central finite differences of ",
+                        "`log_density` at the initial points: variable %d of point %d ",
+                        "has %.6g against %.6g"),
+                 bad[[2L]], bad[[1L]], g[bad[[1L]], bad[[2L]]], fd[bad[[1L]], bad[[2L]]]),
+         call. = FALSE)
+  }
+  invisible(TRUE)
+}

@@ -1,0 +1,153 @@
+# ChEES-HMC (hmc_sample_mv) against targets with known moments, the same
+# known-answer checks as the slice samplers: |z| <= 4 against the reference
+# (MCSE from the bulk ESS), sd ratios in [0.9, 1.1], R-hat < 1.01, and
+# min bulk ESS >= 400.
+
+# Every variable's mean within 4 MCSE of `mean`, its sd within 10% of `sd`,
+# R-hat below 1.01 and bulk ESS at least 400.
+expect_known_answer <- function(fit, mean, sd) {
+  d <- as.array(fit)
+  s <- summary(fit)
+  for (j in seq_len(dim(d)[3L])) {
+    x <- matrix(d[, , j], dim(d)[1L])
+    z <- (mean(x) - mean[j]) / (sd[j] / sqrt(s$ess_bulk[j]))
+    expect_lte(abs(z), 4)
+    expect_gte(stats::sd(c(x)) / sd[j], 0.9)
+    expect_lte(stats::sd(c(x)) / sd[j], 1.1)
+  }
+  expect_true(all(s$rhat < 1.01))
+  expect_gte(min(s$ess_bulk), 400)
+}
+
+gauss_target <- function(sigma) {
+  prec <- solve(sigma)
+  list(ld = function(x) -0.5 * rowSums((x %*% prec) * x),
+       gr = function(x) -x %*% prec)
+}
+
+test_that("a correlated Gaussian: moments, the fit's fields, both metrics", {
+  sd <- c(1, 10, 0.1, 3)
+  cor <- 0.7^abs(outer(1:4, 1:4, "-"))
+  sigma <- cor * outer(sd, sd)
+  tg <- gauss_target(sigma)
+  fit <- hmc_sample_mv(tg$ld, init = c(a = 1, b = 1, c = 0, d = 0), gradient = tg$gr,
+                       n_iter = 500, warmup = 500, seed = 1)
+  expect_s3_class(fit, "clbayes_fit")
+  expect_equal(fit$sampler, "hmc")
+  expect_equal(dim(fit$draws), c(500L, 16L, 4L))
+  expect_equal(dimnames(fit$draws)[[3L]], c("a", "b", "c", "d"))
+  expect_known_answer(fit, rep(0, 4), sd)
+  expect_length(fit$n_divergent, 16L)
+  expect_equal(sum(fit$n_divergent), 0)
+  expect_gt(fit$step_size, 0)
+  expect_gt(fit$trajectory_length, 0)
+  # one batched call per leapfrog step, plus the step size searches
+  expect_gte(fit$n_calls, fit$n_leapfrog)
+  expect_lt(fit$n_calls, fit$n_leapfrog + 200)
+  expect_equal(fit$n_gradients, fit$n_calls * 16)
+  # the diagonal metric learns the marginal variances (on u = x here)
+  expect_equal(diag(fit$scale)^2, sd^2, tolerance = 0.3, ignore_attr = TRUE)
+  expect_equal(fit$scale[1, 2], 0)
+  dense <- hmc_sample_mv(tg$ld, init = c(1, 1, 0, 0), gradient = tg$gr,
+                         n_iter = 500, warmup = 500, seed = 2, metric = "dense")
+  expect_known_answer(dense, rep(0, 4), sd)
+  expect_equal(dense$scale %*% t(dense$scale), sigma, tolerance = 0.3,
+               ignore_attr = TRUE)
+})
+
+test_that("bounded variables: gamma and beta through lower/upper", {
+  # Gamma(shape 3, rate 2) on (0, Inf) and beta(2, 5) on (0, 1).
+  ld <- function(x) dgamma(x[, 1], 3, 2, log = TRUE) + dbeta(x[, 2], 2, 5, log = TRUE)
+  gr <- function(x) cbind(2 / x[, 1] - 2, 1 / x[, 2] - 4 / (1 - x[, 2]))
+  fit <- hmc_sample_mv(ld, init = c(1, 0.5), gradient = gr, lower = c(0, 0),
+                       upper = c(Inf, 1), n_iter = 500, warmup = 500, seed = 3)
+  expect_known_answer(fit, c(3 / 2, 2 / 7), c(sqrt(3) / 2, sqrt(10 / (49 * 8))))
+  expect_true(all(fit$draws[, , 1] > 0))
+  expect_true(all(fit$draws[, , 2] > 0 & fit$draws[, , 2] < 1))
+})
+
+test_that("a logistic regression posterior matches glm() at large n", {
+  # With a flat prior and 5000 rows the posterior is close to normal with
+  # the MLE's mean and covariance: the mean's error is O(1/n), about 0.015
+  # posterior sds here, below one MCSE of the run (about 0.02 sds).
+  set.seed(4)
+  n <- 5000
+  X <- cbind(1, matrix(rnorm(n * 2), n))
+  y <- rbinom(n, 1, plogis(X %*% c(-0.5, 1, -0.3)))
+  ld <- function(b) {
+    eta <- X %*% t(b)
+    colSums(y * eta - log1p(exp(eta)))
+  }
+  gr <- function(b) t(crossprod(X, y - plogis(X %*% t(b))))
+  ref <- glm(y ~ X - 1, family = binomial())
+  fit <- hmc_sample_mv(ld, init = c(0, 0, 0), gradient = gr, n_iter = 400,
+                       warmup = 400, seed = 5)
+  expect_known_answer(fit, coef(ref), sqrt(diag(vcov(ref))))
+})
+
+test_that("divergences are counted per chain and reported", {
+  # A cliff the gradient cannot see: the density drops by e^2000 beyond
+  # x1 = 1, so trajectories that cross it have an energy error > 1000.
+  ld <- function(x) -0.5 * rowSums(x^2) - 2000 * (x[, 1] > 1)
+  gr <- function(x) -x
+  expect_warning(
+    fit <- hmc_sample_mv(ld, init = c(0, 0), gradient = gr, n_iter = 200,
+                         warmup = 200, chains = 4, seed = 6),
+    "divergent transitions after warmup")
+  expect_length(fit$n_divergent, 4L)
+  expect_gt(sum(fit$n_divergent), 0)
+  expect_true(all(fit$draws[, , 1] <= 1))  # never accepted beyond the cliff
+})
+
+test_that("the same seed gives the same draws", {
+  tg <- gauss_target(diag(2))
+  a <- hmc_sample_mv(tg$ld, c(0, 0), gradient = tg$gr, n_iter = 50, warmup = 50,
+                     chains = 4, seed = 7)
+  b <- hmc_sample_mv(tg$ld, c(0, 0), gradient = tg$gr, n_iter = 50, warmup = 50,
+                     chains = 4, seed = 7)
+  c <- hmc_sample_mv(tg$ld, c(0, 0), gradient = tg$gr, n_iter = 50, warmup = 50,
+                     chains = 4, seed = 8)
+  expect_identical(a$draws, b$draws)
+  expect_false(identical(a$draws, c$draws))
+  # a vector init is moved a little per chain; a matrix is used as given
+  expect_false(any(a$warmup_draws[1, 1, ] == a$warmup_draws[1, 2, ]))
+})
+
+test_that("gradients are checked, and bad input names its argument", {
+  tg <- gauss_target(diag(2))
+  run <- function(...) hmc_sample_mv(tg$ld, c(0.5, 0.5), n_iter = 10, warmup = 10,
+                                     chains = 2, seed = 1, ...)
+  expect_error(run(gradient = function(x) 2 * tg$gr(x)), "`gradient` disagrees")
+  expect_error(run(gradient = function(x) tg$gr(x)[, 1]), "`gradient` must return")
+  expect_error(run(gradient = function(x) tg$gr(x)[1, , drop = FALSE]),
+               "`gradient` must return")
+  expect_error(run(), "slice_sample_mv")
+  expect_error(run(gradient = 1), "`gradient` must be a function")
+  expect_error(hmc_sample_mv(tg$ld, c(0, 0), gradient = tg$gr, chains = 1), "`chains`")
+  expect_error(run(gradient = tg$gr, adapt_delta = 1), "`adapt_delta`")
+  expect_error(run(gradient = tg$gr, metric = "full"), "`metric`")
+  expect_error(hmc_sample_mv(tg$ld, c(0, 0), gradient = tg$gr, n_iter = 0), "`n_iter`")
+  expect_error(run(gradient = tg$gr, max_leapfrog = 0), "`max_leapfrog`")
+  expect_error(run(gradient = tg$gr, lower = c(1, 0)), "`init`")
+  expect_error(hmc_sample_mv(tg$ld, matrix(0, 3, 2), gradient = tg$gr, chains = 2),
+               "`init`")
+  # a gradient that goes wrong later is still caught by its shape check
+  calls <- 0
+  late <- function(x) {
+    calls <<- calls + 1
+    if (calls > 3) x[, 1] else tg$gr(x)
+  }
+  expect_error(run(gradient = late), "`gradient` must return")
+})
+
+test_that("a model without a gradient points to slice_sample_mv", {
+  set.seed(9)
+  coords <- matrix(runif(20), 10)
+  X <- cbind(1, runif(10))
+  m <- gp_model(drop(X %*% c(1, 2)) + rnorm(10), X, coords)
+  expect_error(hmc_sample_mv(m, c(1, 1, 0.2), n_iter = 10, warmup = 10, seed = 1,
+                             backend = "cpu"),
+               "`log_density` has no gradient.*slice_sample_mv")
+  expect_error(hmc_sample_mv(m, c(1, 1, 0.2), gradient = function(x) x, backend = "cpu"),
+               "`gradient` must be NULL for a model")
+})
