@@ -135,7 +135,7 @@ double gradient_error(cm::batch_evaluator& f, const Eigen::MatrixXd& pts) {
 
 int main(int argc, char** argv) {
   const args a = parse(argc, argv);
-  cm::rng gen(a.seed + 1000, 0);
+  cm::rng gen(1001, 0);  // the data are fixed; --seed seeds the chains
   std::vector<double> x(static_cast<std::size_t>(a.n) * a.k), y(a.n);
   std::vector<double> truth(a.k);
   for (double& b : truth) b = a.beta_sd * bench::normal(gen);
