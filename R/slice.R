@@ -123,30 +123,44 @@
 #'                        width = 1, chains = 2, seed = 1)
 #' fit
 #' @export
-slice_sample_mv <- function(log_density, init, n_iter, width,
-                            method = c("hyperrect", "univariate"),
-                            n_proposals = if (identical(method, "univariate")) 1 else 32,
-                            chains = 4,
-                            warmup = n_iter %/% 2, seed = NULL,
+slice_sample_mv <- function(log_density, init = NULL, n_iter = 1000, width = NULL,
+                            method = c("univariate", "hyperrect"),
+                            n_proposals = if (identical(method, "hyperrect")) 32 else 1,
+                            chains = 16, warmup = 500, seed = NULL,
                             stepout = c("warmup", "never", "always"),
                             max_steps = 100,
                             metric = c("dense", "diagonal"),
                             lower = NULL, upper = NULL,
+                            warmup_extend = warmup, init_radius = 2,
                             backend = getOption("clbayes.backend", "auto"),
                             ...) {
-  method <- check_choice(method, c("hyperrect", "univariate"), "method")
+  method <- check_choice(method, c("univariate", "hyperrect"), "method")
   stepout <- check_choice(stepout, c("warmup", "never", "always"), "stepout")
   metric <- check_choice(metric, c("dense", "diagonal"), "metric")
   n_iter <- check_count(n_iter, "n_iter", 1)
   chains <- check_count(chains, "chains", 1)
   warmup <- check_count(warmup, "warmup", 0)
+  warmup_extend <- check_count(warmup_extend, "warmup_extend", 0)
   n_proposals <- check_count(n_proposals, "n_proposals", 1)
   max_steps <- check_count(max_steps, "max_steps", 1)
+  if (!is.numeric(init_radius) || length(init_radius) != 1L ||
+      !is.finite(init_radius) || init_radius < 0) {
+    stop("`init_radius` must be a finite number of at least 0", call. = FALSE)
+  }
+  init <- init %||% model_init(log_density)
+  k <- if (is.matrix(init)) ncol(init) else length(init)
+  check_memory(.cpp_slice_memory(chains, k, method, n_proposals, warmup,
+                                 warmup_extend, n_iter),
+               if (n_proposals > 1) "n_proposals" else "chains")
+  # One point is dispersed over the chains; one row per chain is used as is.
+  one_point <- !is.matrix(init) || (nrow(init) == 1L && chains > 1L)
+  if (is.matrix(init) && nrow(init) == 1L) init <- init[1L, ]
   init <- check_init(init, chains)
-  k <- ncol(init)
+  width_on_u <- is.null(width)
+  if (width_on_u) width <- default_width
   if (!is.numeric(width) || !length(width) %in% c(1L, k) ||
       anyNA(width) || any(!is.finite(width) | width <= 0)) {
-    stop(sprintf("`width` must be a positive number or %d positive numbers", k),
+    stop(sprintf("`width` must be NULL, a positive number or %d positive numbers", k),
          call. = FALSE)
   }
   width <- rep_len(as.double(width), k)
@@ -160,7 +174,9 @@ slice_sample_mv <- function(log_density, init, n_iter, width,
   }
 
   ptr <- .cpp_slice_new(init, width, tg$lower, tg$upper, method, stepout, metric,
-                        n_proposals, warmup, n_iter, max_steps, seed)
+                        n_proposals, warmup, n_iter, max_steps, seed,
+                        if (one_point) as.double(init_radius) else 0, width_on_u,
+                        warmup_extend, memory_limit())
   t0 <- proc.time()[["elapsed"]]
   .cpp_slice_start(ptr, target)
   total <- warmup + n_iter
@@ -174,14 +190,73 @@ slice_sample_mv <- function(log_density, init, n_iter, width,
   while (done < total) {
     step <- if (done < warmup) min(chunk, warmup - done) else chunk
     done <- done + .cpp_slice_run(ptr, target, step)
-    if (done == warmup) t_warmup <- proc.time()[["elapsed"]] - t0
-    if (show) cli::cli_progress_update(id = bar, set = done)
+    # Warmup may have been extended at its end.
+    if (done == warmup) {
+      warmup <- .cpp_slice_total(ptr) - n_iter
+      total <- warmup + n_iter
+      if (done == warmup) t_warmup <- proc.time()[["elapsed"]] - t0
+    }
+    if (show) cli::cli_progress_update(id = bar, set = done, total = total)
   }
   elapsed <- proc.time()[["elapsed"]] - t0
   res <- .cpp_slice_result(ptr)
-  new_clbayes_fit(res, tg, time = c(total = elapsed, warmup = t_warmup),
+  warmup_rhat <- res$warmup_rhat
+  res$warmup_done <- NULL
+  slice_warnings(res, warmup, warmup_extend, tg$vars)
+  new_clbayes_fit(res, tg, time = c(total = elapsed, warmup = t_warmup,
+                                    density = res$density_seconds),
                   sampler = "slice",
                   settings = list(method = method, stepout = stepout, metric = metric,
                                   n_proposals = n_proposals, chains = chains,
-                                  n_iter = n_iter, warmup = warmup, seed = seed))
+                                  n_iter = n_iter, warmup = warmup, seed = seed,
+                                  warmup_extend = warmup_extend,
+                                  init_radius = if (one_point) init_radius else 0))
+}
+
+# Widths on the unconstrained scale when none are given; adapted in warmup.
+default_width <- 2
+
+# The starting point of a model object that carries one.
+model_init <- function(log_density) {
+  init <- if (inherits(log_density, "clbayes_model")) log_density$init
+  if (is.null(init)) {
+    stop("`init` is missing: give a starting point (a vector, dispersed over ",
+         "the chains) or a matrix with one row per chain", call. = FALSE)
+  }
+  init
+}
+
+# What the run says about itself: chains that disagree at the end of
+# warmup, updates stuck at the shrinkage limit (a funnel's neck or a
+# density with no mass near the chain), and R-hat of the kept draws.
+slice_warnings <- function(res, warmup, warmup_extend, vars) {
+  if (isTRUE(res$warmup_rhat > 1.05)) {
+    warning(sprintf(paste0("the chains disagree at the end of warmup (split R-hat ",
+                           "%.3g in its second half%s): the draws may not be from ",
+                           "the target; increase `warmup`%s"),
+                    res$warmup_rhat,
+                    if (warmup_extend > 0) sprintf(", after %d iterations", warmup)
+                    else "",
+                    if (warmup_extend == 0) " or set `warmup_extend`" else
+                      " or `warmup_extend`, or reparameterise"),
+            call. = FALSE)
+  }
+  if (res$n_stuck > 0) {
+    warning(sprintf(paste0("%.0f updates found no point of their slice after %d ",
+                           "shrinkage rounds and kept their point: the density ",
+                           "changes scale sharply where the chains went (e.g. a ",
+                           "funnel's neck); the draws may be biased there: ",
+                           "reparameterise (e.g. non-centred)"),
+                    res$n_stuck, 200L), call. = FALSE)
+  }
+  d <- res$draws
+  rhat <- vapply(seq_len(dim(d)[3L]), function(j) {
+    .rhat(matrix(d[, , j], dim(d)[1L], dim(d)[2L]))
+  }, numeric(1))
+  if (any(rhat > 1.05, na.rm = TRUE)) {
+    j <- which.max(rhat)
+    warning(sprintf(paste0("R-hat of the kept draws is %.3g for `%s` (> 1.05): ",
+                           "the chains have not mixed; run longer or reparameterise"),
+                    rhat[j], vars[j]), call. = FALSE)
+  }
 }
