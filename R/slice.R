@@ -226,9 +226,11 @@ slice_sample_mv <- function(log_density, init = NULL, n_iter = 500, width = NULL
       !is.finite(init_radius) || init_radius < 0) {
     stop("`init_radius` must be a finite number of at least 0", call. = FALSE)
   }
-  check_memory(.cpp_slice_memory(chains, k, method, n_proposals, warmup,
-                                 warmup_extend, n_iter),
-               if (n_proposals > 1) "n_proposals" else "chains")
+  need <- .cpp_slice_memory(chains, k, method, n_proposals, warmup, warmup_extend,
+                            n_iter)
+  check_memory(need[["total"]],
+               if (need[["batch"]] > need[["total"]] / 2 && n_proposals > 1) "n_proposals"
+               else "chains")
   # One point is dispersed over the chains; one row per chain is used as is.
   one_point <- !is.matrix(init) || (nrow(init) == 1L && chains > 1L)
   if (is.matrix(init) && nrow(init) == 1L) init <- init[1L, ]

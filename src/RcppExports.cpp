@@ -607,7 +607,7 @@ BEGIN_RCPP
 END_RCPP
 }
 // cpp_slice_memory
-double cpp_slice_memory(double chains, double dim, std::string method, double n_proposals, double warmup, double warmup_extend, double n_iter);
+Rcpp::NumericVector cpp_slice_memory(double chains, double dim, std::string method, double n_proposals, double warmup, double warmup_extend, double n_iter);
 RcppExport SEXP _clbayes_cpp_slice_memory(SEXP chainsSEXP, SEXP dimSEXP, SEXP methodSEXP, SEXP n_proposalsSEXP, SEXP warmupSEXP, SEXP warmup_extendSEXP, SEXP n_iterSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;

@@ -104,9 +104,10 @@ Rcpp::List cpp_slice_result(SEXP ptr) {
 }
 
 // Bytes a run with these settings holds at most (the core's own formula),
-// so that R can refuse it before allocating even the initial points.
+// and the part of them that is the largest batch of points, so that R can
+// refuse it before allocating even the initial points.
 // [[Rcpp::export(.cpp_slice_memory)]]
-double cpp_slice_memory(double chains, double dim, std::string method,
+Rcpp::NumericVector cpp_slice_memory(double chains, double dim, std::string method,
                         double n_proposals, double warmup, double warmup_extend,
                         double n_iter) {
   cs::options opt;
@@ -115,5 +116,8 @@ double cpp_slice_memory(double chains, double dim, std::string method,
   opt.warmup = static_cast<int>(warmup);
   opt.warmup_extend = static_cast<int>(warmup_extend);
   opt.n_iter = static_cast<int>(n_iter);
-  return cs::memory_needed(chains, dim, opt);
+  double batch = 0;
+  const double total = cs::memory_needed(chains, dim, opt, &batch);
+  return Rcpp::NumericVector::create(Rcpp::Named("total") = total,
+                                     Rcpp::Named("batch") = batch);
 }

@@ -31,7 +31,7 @@ posteriors <- list(
 )
 if (length(only)) posteriors <- posteriors[only]
 
-boost <- if (nzchar(system.file(package = "BH"))) NULL else "/usr/include"
+boost <- if (use_stan && !dir.exists(rstan::rstan_options("boost_lib"))) "/usr/include"
 cache <- Sys.getenv("CLBAYES_STAN_CACHE", "/tmp/clbayes-stan-cache")
 dir.create(cache, showWarnings = FALSE, recursive = TRUE)
 

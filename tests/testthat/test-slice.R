@@ -14,6 +14,16 @@ slice4 <- function(log_density, init, n_iter, method = "hyperrect", chains = 4,
                   init_radius = 0, warmup_extend = 0, ...)
 }
 
+# Short runs that test something else than convergence warn that their
+# chains have not mixed; those warnings are expected here.
+quiet <- function(fit) suppressWarnings(fit)
+# Only the warning about the kept draws' R-hat muffled.
+quiet_rhat <- function(fit) {
+  withCallingHandlers(fit, warning = function(w) {
+    if (grepl("R-hat of the kept draws", conditionMessage(w))) invokeRestart("muffleWarning")
+  })
+}
+
 bvn_density <- function(rho) {
   prec <- solve(matrix(c(1, rho, rho, 1), 2))
   function(x) -0.5 * rowSums((x %*% prec) * x)
@@ -68,9 +78,9 @@ test_that("the dense metric learns the covariance and decorrelates the target", 
     expect_equal(fit$scale %*% t(fit$scale), sigma, tolerance = 0.25,
                  ignore_attr = TRUE)
     expect_equal(fit$scale[1, 2], 0)  # lower triangular
-    diag_fit <- slice4(bvn_density(-0.99), init = c(0, 0), n_iter = 2000,
+    diag_fit <- quiet(slice4(bvn_density(-0.99), init = c(0, 0), n_iter = 2000,
                                 width = 0.2, method = method, seed = 13,
-                                metric = "diagonal")
+                                metric = "diagonal"))
     expect_equal(unname(diag_fit$scale), diag(2))
     expect_gt(min(summary(fit)$ess_bulk), 2 * max(summary(diag_fit)$ess_bulk))
   }
@@ -79,8 +89,8 @@ test_that("the dense metric learns the covariance and decorrelates the target", 
                          width = 0.2, method = "univariate", seed = 14)
   expect_gt(min(summary(fit)$ess_bulk), 0.5 * 2000 * 4)
   # Without adaptation there is no metric either.
-  fixed <- slice4(bvn_density(-0.99), init = c(0, 0), n_iter = 50,
-                           width = 0.2, stepout = "never", seed = 14)
+  fixed <- quiet(slice4(bvn_density(-0.99), init = c(0, 0), n_iter = 50,
+                           width = 0.2, stepout = "never", seed = 14))
   expect_equal(unname(fixed$scale), diag(2))
   expect_equal(unname(fixed$center), c(0, 0))
 })
@@ -205,23 +215,23 @@ test_that("a seed reproduces the draws and leaves R's RNG untouched", {
   ld <- bvn_density(0.5)
   set.seed(99)
   before <- .Random.seed
-  a <- slice4(ld, init = c(0, 0), n_iter = 50, width = 1, seed = 7)
+  a <- quiet(slice4(ld, init = c(0, 0), n_iter = 50, width = 1, seed = 7))
   expect_identical(.Random.seed, before)
-  b <- slice4(ld, init = c(0, 0), n_iter = 50, width = 1, seed = 7)
+  b <- quiet(slice4(ld, init = c(0, 0), n_iter = 50, width = 1, seed = 7))
   expect_identical(a$draws, b$draws)
   expect_identical(a$warmup_draws, b$warmup_draws)
-  c <- slice4(ld, init = c(0, 0), n_iter = 50, width = 1, seed = 8)
+  c <- quiet(slice4(ld, init = c(0, 0), n_iter = 50, width = 1, seed = 8))
   expect_false(identical(a$draws, c$draws))
-  u1 <- slice4(ld, init = c(0, 0), n_iter = 20, width = 1,
-                        method = "univariate", seed = 7)
-  u2 <- slice4(ld, init = c(0, 0), n_iter = 20, width = 1,
-                        method = "univariate", seed = 7)
+  u1 <- quiet(slice4(ld, init = c(0, 0), n_iter = 20, width = 1,
+                        method = "univariate", seed = 7))
+  u2 <- quiet(slice4(ld, init = c(0, 0), n_iter = 20, width = 1,
+                        method = "univariate", seed = 7))
   expect_identical(u1$draws, u2$draws)
   # Without a seed the run follows set.seed().
   set.seed(3)
-  d1 <- slice4(ld, init = c(0, 0), n_iter = 20, width = 1)
+  d1 <- quiet(slice4(ld, init = c(0, 0), n_iter = 20, width = 1))
   set.seed(3)
-  d2 <- slice4(ld, init = c(0, 0), n_iter = 20, width = 1)
+  d2 <- quiet(slice4(ld, init = c(0, 0), n_iter = 20, width = 1))
   expect_identical(d1$draws, d2$draws)
 })
 
@@ -240,9 +250,9 @@ test_that("stepout = 'always' (the paper's literal sampler) is biased", {
 
 test_that("max_steps bounds stepping out", {
   ld <- function(x) ifelse(abs(x[, 1]) < 1000, 0, -Inf)
-  fit <- slice4(ld, init = 0, n_iter = 200, width = 0.01,
+  fit <- quiet(slice4(ld, init = 0, n_iter = 200, width = 0.01,
                          method = "univariate", stepout = "never",
-                         max_steps = 3, seed = 61)
+                         max_steps = 3, seed = 61))
   jumps <- abs(diff(fit$draws[, 1, 1]))
   expect_true(all(jumps <= 3 * 0.01 + 1e-12))
   expect_gt(max(jumps), 0)
@@ -354,7 +364,101 @@ test_that("Ctrl-C (SIGINT) stops a run cleanly", {
   expect_identical(res, "interrupted")
   expect_lt(calls, 10)
   # R is still usable.
-  fit <- slice4(function(x) -0.5 * rowSums(x^2), c(0, 0), n_iter = 10,
-                         width = 1, seed = 3)
+  fit <- quiet(slice4(function(x) -0.5 * rowSums(x^2), c(0, 0), n_iter = 10,
+                         width = 1, seed = 3))
   expect_s3_class(fit, "clbayes_fit")
+})
+
+test_that("a single init is dispersed over the chains on the unconstrained scale", {
+  ld <- function(x) -0.5 * rowSums(x^2)
+  fit <- quiet(slice_sample_mv(ld, init = c(0, 0), n_iter = 50, warmup = 50,
+                               chains = 8, seed = 4))
+  first <- fit$warmup_draws[1L, , ]
+  expect_equal(nrow(unique(first)), 8L)
+  expect_equal(fit$init_radius, 2)
+  # bounded: the offsets act on log(x), so every chain stays inside
+  fit <- quiet(slice_sample_mv(function(x) dexp(x[, 1], log = TRUE), init = 1,
+                               lower = 0, n_iter = 20, warmup = 20, chains = 8,
+                               seed = 4))
+  expect_true(all(fit$warmup_draws > 0))
+  # one row per chain is used as given
+  init <- cbind(a = 1:4, b = 0)
+  fit <- quiet(slice_sample_mv(ld, init = init, n_iter = 10, warmup = 0, seed = 4))
+  expect_equal(fit$chains, 4L)
+  expect_equal(fit$init_radius, 0)
+  # starts where the density is not finite are retried
+  half <- function(x) ifelse(x[, 1] > 0, -0.5 * rowSums(x^2), -Inf)
+  fit <- quiet(slice_sample_mv(half, init = c(0.5, 0), n_iter = 20, warmup = 20,
+                               chains = 16, seed = 4))
+  expect_true(all(fit$warmup_draws[, , 1] > 0))
+})
+
+test_that("warmup reports split R-hat, extends while chains disagree, and warns", {
+  ld <- function(x) -0.5 * rowSums(x^2)
+  # R-hat of the second half of warmup, as R computes the classic split R-hat
+  fit <- quiet(slice_sample_mv(ld, init = c(0, 0), n_iter = 50, warmup = 60,
+                               chains = 8, seed = 5))
+  w <- fit$warmup_draws
+  h <- dim(w)[1L] %/% 2L
+  ref <- max(vapply(1:2, function(j) {
+    clbayes:::.rhat_columns(clbayes:::.split_chains(w[(h + 1L):dim(w)[1L], , j]))
+  }, 0))
+  expect_equal(fit$warmup_rhat, ref, tolerance = 1e-10)
+  # Chains started 1e4 sds away cannot agree after 10 iterations: warmup is
+  # extended (by blocks, within the bound) until they do.
+  far <- matrix(c(-1e4, 1e4), 8, 2)
+  fit <- slice_sample_mv(ld, init = far, n_iter = 200, warmup = 10,
+                         warmup_extend = 1000, seed = 6)
+  expect_gt(fit$warmup, 10)
+  expect_lte(fit$warmup, 1010)
+  expect_equal(dim(fit$warmup_draws)[1L], fit$warmup)
+  expect_lt(fit$warmup_rhat, 1.05)
+  expect_lt(max(summary(fit)$rhat), 1.05)
+  # without extension: a warning that names the problem
+  expect_warning(quiet_rhat(slice_sample_mv(ld, init = far, n_iter = 50, warmup = 10,
+                                            warmup_extend = 0, seed = 6)),
+                 "chains disagree at the end of warmup")
+})
+
+test_that("NaN densities are counted and an all-NaN density is an error", {
+  ld <- function(x) ifelse(x[, 1] > 2, NaN, -0.5 * rowSums(x^2))
+  expect_warning(fit <- slice_sample_mv(ld, init = c(0, 0), n_iter = 100,
+                                        warmup = 50, chains = 4, seed = 7),
+                 "NaN at [0-9]+ points")
+  expect_gt(fit$n_nan, 0)
+  expect_output(print(fit), "NaN read as -Inf")
+  calls <- 0
+  goes_nan <- function(x) {
+    calls <<- calls + 1
+    if (calls > 3) rep(NA_real_, nrow(x)) else -0.5 * rowSums(x^2)
+  }
+  expect_error(slice_sample_mv(goes_nan, init = c(0, 0), n_iter = 10, warmup = 10,
+                               chains = 2, init_radius = 0, seed = 7),
+               "`log_density` returned NaN at every one of the [0-9]+ points of iteration")
+})
+
+test_that("unknown arguments with a model, and runs too large for memory, are errors", {
+  m <- lm_model(c(1, 2, 3.5), cbind(1, c(0, 1, 2)))
+  # rstan's name for the draws per chain
+  expect_error(slice_sample_mv(m, init = c(0, 0), n_iter = 5, iter = 4),
+               "`iter`: not an argument of the sampler")
+  ld <- function(x) -0.5 * rowSums(x^2)
+  expect_error(slice_sample_mv(ld, init = c(0, 0), chains = 1e9),
+               "`chains` is too large: the run would need [0-9.e+]+ GB")
+  expect_error(slice_sample_mv(ld, init = c(0, 0), n_proposals = 1e9),
+               "`n_proposals` is too large")
+  old <- options(clbayes.memory_limit = 1e6)
+  on.exit(options(old))
+  expect_error(slice_sample_mv(ld, init = c(0, 0), chains = 100, n_iter = 1000),
+               "`chains` is too large: the run would need 0.0025[0-9]* GB|0.0026 GB")
+})
+
+test_that("the core refuses a run larger than its memory limit", {
+  ld <- function(x) -0.5 * rowSums(x^2)
+  # the R check passes (limit Inf); the core's guard, given the same limit
+  # by R, is reached through .cpp_slice_new directly
+  expect_error(clbayes:::.cpp_slice_new(matrix(0, 2, 2), c(1, 1), c(-Inf, -Inf),
+                                        c(Inf, Inf), "univariate", "warmup", "dense",
+                                        1L, 10L, 10L, 100L, 1, 0, FALSE, 0L, 100),
+               "`chains` needs")
 })
