@@ -3,9 +3,11 @@
 
 // Split R-hat (Gelman et al., Bayesian Data Analysis, 3rd ed., section
 // 11.4): each chain cut into halves, the between- and within-half
-// variances compared. The samplers use it at the end of warmup to tell
-// whether the chains agree before any draw is kept; the fit's summary uses
-// the rank-normalised version of Vehtari et al. (2021) (R/diagnostics.R).
+// variances compared. The samplers use it at the end of warmup, on the
+// ranks of the draws (as Vehtari et al. 2021 rank-normalise, so heavy tails
+// do not inflate it), to tell whether the chains agree before any draw is
+// kept; the fit's summary uses the full rank-normalised version
+// (R/diagnostics.R).
 
 #include <algorithm>
 #include <cmath>
@@ -56,6 +58,25 @@ inline double split_rhat(int n, int m, const std::function<double(int, int)>& dr
   }
   b_over_n /= std::max(1, halves - 1);
   return std::sqrt(((h - 1.0) / h * w + b_over_n) / w);
+}
+
+/** split_rhat() of the pooled ranks (1 .. n m, ties in draw order) of
+ *  the draws instead of the draws themselves. */
+inline double split_rhat_ranked(int n, int m, const std::function<double(int, int)>& draw) {
+  const std::size_t total = static_cast<std::size_t>(n) * static_cast<std::size_t>(m);
+  std::vector<double> value(total);
+  for (int c = 0; c < m; ++c)
+    for (int i = 0; i < n; ++i)
+      value[static_cast<std::size_t>(c) * n + i] = draw(i, c);
+  std::vector<std::size_t> order(total);
+  for (std::size_t a = 0; a < total; ++a) order[a] = a;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return value[a] < value[b]; });
+  std::vector<double> rank(total);
+  for (std::size_t r = 0; r < total; ++r) rank[order[r]] = static_cast<double>(r + 1);
+  return split_rhat(n, m, [&](int i, int c) {
+    return rank[static_cast<std::size_t>(c) * n + i];
+  });
 }
 
 }  // namespace mcmc

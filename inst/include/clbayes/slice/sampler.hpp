@@ -17,7 +17,8 @@
 // that window's draws only (pooled over chains), so draws from before the
 // chains reached the typical set are discarded; the widths are carried over
 // in units of each axis's scale and adapt again. At the end of warmup the
-// split R-hat of the second half of warmup tells whether the chains agree;
+// split R-hat (of ranks) of the second half of warmup tells whether the
+// chains agree;
 // if not, up to warmup_extend further iterations (blocks of a slow window
 // and a terminal buffer) are run until they do. Widths and metric are fixed
 // after warmup, so the kept draws come from a valid sampler.
@@ -246,8 +247,9 @@ class sampler {
   double n_stuck() const { return state_.n_stuck; }
   /** Seconds spent inside the target's evaluator. */
   double density_seconds() const { return eval_.seconds; }
-  /** The largest split R-hat over the variables in the second half of
-   *  warmup, at its end (NaN before, or when it cannot be computed). */
+  /** The largest split R-hat of ranks over the variables in the second
+   *  half of warmup, at its end (NaN before, or when it cannot be
+   *  computed). */
   double warmup_rhat() const { return warmup_rhat_; }
   /** Whether warmup ended with the chains agreeing (R-hat <= warmup_rhat). */
   bool warmup_converged() const { return warmup_rhat_ <= opt_.warmup_rhat; }
@@ -384,7 +386,7 @@ class sampler {
     const int from = warmup_ / 2, len = warmup_ - from;
     warmup_rhat_ = -std::numeric_limits<double>::infinity();
     for (int j = 0; j < k; ++j) {
-      const double r = mcmc::split_rhat(
+      const double r = mcmc::split_rhat_ranked(
           len, n, [&](int i, int c) { return warm(from + i, c, j); });
       // Chains that did not move at all in a variable disagree.
       warmup_rhat_ = std::isnan(r) ? std::numeric_limits<double>::infinity()
