@@ -69,8 +69,9 @@
 #' extent over those iterations and the chains (for `"hyperrect"`, twice
 #' the extent of its vertex step-out; above 12 dimensions, where vertices
 #' are too many, its warmup runs univariate updates, whose extents set the
-#' widths). At the end of warmup the split R-hat (of the draws' ranks) of its second half is
-#' computed across the chains; while it is above 1.05, warmup is extended
+#' widths). At the end of warmup the split R-hat (of the draws' ranks) of
+#' its second half is computed across the chains; while it is above 1.05,
+#' warmup is extended
 #' by blocks (a slow window and a terminal buffer of `max(100, warmup / 2)`
 #' iterations in all) up to `warmup_extend` further iterations. A warning
 #' says so when the chains still disagree (R-hat above 1.1), when the kept

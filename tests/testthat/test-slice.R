@@ -464,3 +464,14 @@ test_that("the core refuses a run larger than its memory limit", {
                                         1L, 10L, 10L, 100L, 1, 0, FALSE, 0L, 100),
                "`chains` needs")
 })
+
+test_that("hyperrect above 12 dimensions adapts its widths in warmup", {
+  ld <- function(x) -0.5 * rowSums(x^2)
+  fit <- quiet(slice_sample_mv(ld, init = numeric(13), width = 0.01,
+                               method = "hyperrect", n_proposals = 8, chains = 8,
+                               warmup = 100, warmup_extend = 0, n_iter = 10,
+                               seed = 9))
+  # univariate step-outs in warmup measure the unit-scale slice along
+  # every axis: widths grow from 0.01 to the order of its extent
+  expect_true(all(fit$widths > 1 & fit$widths < 20))
+})

@@ -18,9 +18,8 @@
 // chains reached the typical set are discarded; the widths are carried over
 // in units of each axis's scale and adapt again. At the end of warmup the
 // split R-hat (of ranks) of the second half of warmup tells whether the
-// chains agree;
-// if not, up to warmup_extend further iterations (blocks of a slow window
-// and a terminal buffer) are run until they do. Widths and metric are fixed
+// chains agree; if not, up to warmup_extend further iterations (blocks of a
+// slow window and a terminal buffer) are run until they do. Widths and metric are fixed
 // after warmup, so the kept draws come from a valid sampler.
 //
 // The hyperrectangle above max_vertex_dim dimensions cannot step out by its
