@@ -205,8 +205,8 @@
     .Call(`_clbayes_cpp_sum_tuned`, x, method, precision, knobs)
 }
 
-.cpp_slice_new <- function(init, width, lower, upper, method, stepout, metric, n_proposals, warmup, n_iter, max_steps, seed) {
-    .Call(`_clbayes_cpp_slice_new`, init, width, lower, upper, method, stepout, metric, n_proposals, warmup, n_iter, max_steps, seed)
+.cpp_slice_new <- function(init, width, lower, upper, method, stepout, metric, n_proposals, warmup, n_iter, max_steps, seed, init_radius, width_on_u, warmup_extend, memory_limit) {
+    .Call(`_clbayes_cpp_slice_new`, init, width, lower, upper, method, stepout, metric, n_proposals, warmup, n_iter, max_steps, seed, init_radius, width_on_u, warmup_extend, memory_limit)
 }
 
 .cpp_slice_start <- function(ptr, target) {
@@ -217,8 +217,16 @@
     .Call(`_clbayes_cpp_slice_run`, ptr, target, iterations)
 }
 
+.cpp_slice_total <- function(ptr) {
+    .Call(`_clbayes_cpp_slice_total`, ptr)
+}
+
 .cpp_slice_result <- function(ptr) {
     .Call(`_clbayes_cpp_slice_result`, ptr)
+}
+
+.cpp_slice_memory <- function(chains, dim, method, n_proposals, warmup, warmup_extend, n_iter) {
+    .Call(`_clbayes_cpp_slice_memory`, chains, dim, method, n_proposals, warmup, warmup_extend, n_iter)
 }
 
 .cpp_zeros <- function(rows, cols) {

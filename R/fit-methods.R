@@ -4,7 +4,10 @@
 #' variable the mean, sd, 5%, 50% and 95% quantiles, the bulk and tail
 #' effective sample sizes and the rank-normalised split R-hat of Vehtari et
 #' al. (2021), and ES/sec (bulk ESS per second of the whole run, warmup
-#' included). `print()` shows it with the run's density evaluations and time;
+#' included). `print()` shows it with the run's density evaluations, the
+#' points per call of the density, the time spent inside the density against
+#' the time spent in the sampler, and the smallest ES/s (for HMC fits also the
+#' divergent transitions, step size, gradients and leapfrog steps);
 #' `plot()` draws a trace and a density per variable; `as.array()` gives the
 #' draws as an iteration x chain x variable array, `as.data.frame()` one row
 #' per draw. With coda or posterior installed, `coda::as.mcmc.list()` and
@@ -48,6 +51,7 @@ summary.clbayes_fit <- function(object, ...) {
   rownames(out) <- NULL
   attr(out, "n_evals") <- object$n_evals
   attr(out, "time") <- object$time[["total"]]
+  attr(out, "points_per_call") <- object$n_evals / object$n_calls
   class(out) <- c("clbayes_fit_summary", "data.frame")
   out
 }
@@ -65,13 +69,51 @@ print.clbayes_fit_summary <- function(x, digits = 3, ...) {
 #' @export
 print.clbayes_fit <- function(x, ...) {
   d <- dim(x$draws)
-  cat(sprintf("clbayes_fit: %s slice sampler (stepout = \"%s\", metric = \"%s\"), %d chains x %d draws after %d warmup, %d variables\n",
-              x$method, x$stepout, x$metric %||% "diagonal", d[2L], d[1L], x$warmup, d[3L]))
-  cat(sprintf("%.0f densities in %.0f batches, %.3g s%s\n", x$n_evals,
-              x$n_calls, x$time[["total"]],
-              if (x$n_nan > 0) sprintf(", %.0f NaN read as -Inf", x$n_nan) else ""))
-  print(summary(x))
+  cat(sprintf("clbayes_fit: %s, %d chains x %d draws after %d warmup, %d variables\n",
+              sampler_label(x), d[2L], d[1L], x$warmup, d[3L]))
+  calls <- x$n_calls
+  cat(sprintf("%.0f densities in %.0f calls (%.1f points per call)%s\n",
+              x$n_evals, calls, if (calls > 0) x$n_evals / calls else NA_real_,
+              if (isTRUE(x$n_nan > 0)) sprintf(", %.0f NaN read as -Inf", x$n_nan)
+              else ""))
+  cat(sprintf("time %.3g s (warmup %.3g s)%s\n", x$time[["total"]],
+              x$time[["warmup"]], time_split(x$time)))
+  if (!is.null(x$n_divergent)) {
+    cat(sprintf("%.0f divergent transitions, step size %.3g, %.0f gradients, %.0f leapfrog steps\n",
+                x$n_divergent, x$step_size[1L], x$n_gradients %||% NA_real_,
+                x$n_leapfrog %||% NA_real_))
+  }
+  if (isTRUE(x$n_stuck > 0)) {
+    cat(sprintf("%.0f updates stuck at the shrinkage limit\n", x$n_stuck))
+  }
+  if (isTRUE(is.finite(x$warmup_rhat))) {
+    cat(sprintf("split R-hat at the end of warmup: %.3g\n", x$warmup_rhat))
+  }
+  s <- summary(x)
+  print(s)
+  cat(sprintf("min ES/s %.3g (bulk ESS per second of the whole run)\n",
+              suppressWarnings(min(s$es_per_sec, na.rm = TRUE))))
   invisible(x)
+}
+
+# "slice sampler (univariate, dense metric)" or "hmc sampler".
+sampler_label <- function(x) {
+  if (identical(x$sampler, "slice")) {
+    sprintf("slice sampler (%s, stepout = \"%s\", metric = \"%s\")", x$method,
+            x$stepout, x$metric %||% "diagonal")
+  } else {
+    sprintf("%s sampler", x$sampler %||% "unknown")
+  }
+}
+
+# ", 1.2 s in the density (40%), 1.8 s in the sampler" when the run timed
+# its density calls.
+time_split <- function(time) {
+  if (!"density" %in% names(time) || !is.finite(time[["density"]])) return("")
+  total <- time[["total"]]
+  sprintf("; %.3g s in the density (%.0f%%), %.3g s in the sampler",
+          time[["density"]], 100 * time[["density"]] / max(total, 1e-12),
+          max(0, total - time[["density"]]))
 }
 
 #' @rdname clbayes_fit

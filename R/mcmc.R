@@ -49,6 +49,30 @@ check_init <- function(init, chains) {
   out
 }
 
+# The most bytes a sampler may hold: option clbayes.memory_limit, else 80%
+# of the machine's memory where it can be read, else 16 GB.
+memory_limit <- function() {
+  opt <- getOption("clbayes.memory_limit")
+  if (!is.null(opt)) return(as.double(opt))
+  total <- tryCatch({
+    line <- grep("^MemTotal:", readLines("/proc/meminfo", n = 5L), value = TRUE)
+    as.double(gsub("[^0-9]", "", line)) * 1024
+  }, error = function(e) NA_real_, warning = function(w) NA_real_)
+  if (length(total) == 1L && is.finite(total) && total > 0) 0.8 * total else 16e9
+}
+
+# An error naming `arg` when a run would need more than memory_limit() bytes.
+check_memory <- function(bytes, arg) {
+  limit <- memory_limit()
+  if (bytes > limit) {
+    stop(sprintf(paste0("`%s` is too large: the run would need %.3g GB of memory ",
+                        "for its draws and batches, more than the %.3g GB allowed ",
+                        "(option clbayes.memory_limit)"), arg, bytes / 1e9,
+                 limit / 1e9), call. = FALSE)
+  }
+  invisible(bytes)
+}
+
 # One of `choices` (the first when `x` is the whole default vector).
 check_choice <- function(x, choices, arg) {
   if (identical(x, choices)) return(choices[1L])
@@ -94,6 +118,14 @@ mcmc_target <- function(log_density, init, lower, upper, backend, ...) {
                                getOption("clbayes.threshold.slice_sample_mv", Inf))
     model_bounds <- NULL
   } else if (inherits(log_density, "clbayes_model")) {
+    extra <- ...names()
+    if (...length() > 0L) {
+      extra <- if (is.null(extra)) rep("", ...length()) else extra
+      shown <- ifelse(extra == "", "an unnamed argument", paste0("`", extra, "`"))
+      stop(sprintf(paste0("%s: not an argument of the sampler, and a model object ",
+                          "takes no further arguments"),
+                   paste(shown, collapse = ", ")), call. = FALSE)
+    }
     target <- log_density
     if (length(log_density$names) != k) {
       stop(sprintf("`init` must have %d columns, one per parameter of the model",

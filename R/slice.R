@@ -22,19 +22,68 @@
 #'   once (the first proposal inside the slice is taken; a wholly rejected
 #'   batch shrinks the interval by all of its points).
 #'
-#' @section Step-out and widths:
+#' @section Defaults and the evidence for them:
+#' `slice_sample_mv(log_density, init)` runs with every other argument
+#' defaulted. The choices were measured on the posteriors of
+#' `inst/bench/bench_posteriors.R` (2-core machine, 2026-11-24, log in
+#' `inst/bench/logs/2026-11-24-posteriors.md`):
+#' * `method = "auto"`: `"hyperrect"` (with `n_proposals = 16`) in one or two
+#'   dimensions, `"univariate"` (with `n_proposals = 2`) above. On a 2-d
+#'   banana the box gave 4-6 times the bulk ESS of coordinate-wise updates
+#'   (which cannot cross between its arms; R-hat 1.007 against 1.047); on
+#'   3- and 5-d correlated Gaussians univariate updates in the learnt metric
+#'   gave 2 and 8 times the ES/s of the box, on a 10-d one 8237 against 35:
+#'   a box's acceptance falls with its dimension, and above 12 dimensions it
+#'   cannot step out by its vertices.
+#' * `chains`: 64 up to 32 dimensions, then about `2048 / dim` (a power of
+#'   two, at least 8). With an R density most of the time is the call
+#'   itself (0.1-0.3 ms here), and a univariate sweep needs a few calls per
+#'   coordinate whatever the number of chains, so more chains are nearly
+#'   free: on the 10-d eight schools model 4, 16, 64 and 128 chains gave
+#'   315, 1112, 3349 and 3710 ES/s. In high dimension the points' own cost
+#'   takes over.
+#' * `n_proposals = 2` for `"univariate"`: 2 ends per side per step-out round
+#'   and 2 proposals per shrinkage round halve the calls for 1.3-1.5 times
+#'   the densities (eight schools, 64 chains: 2045, 3349 and 2775 ES/s for 1,
+#'   2 and 4).
+#' * `n_iter = 500`, `warmup = 300`: many chains need fewer draws each;
+#'   64 chains x 500 draws give bulk ESS in the tens of thousands on the
+#'   benchmark's posteriors. Warmup follows Stan's windows (below); with
+#'   `warmup_extend = warmup` it may double where the chains disagree.
+#' * `width = NULL`: widths of 2 on the unconstrained scale, adapted from
+#'   the first iterations on; `init_radius = 2`: a single `init` is dispersed
+#'   over the chains by uniform(-2, 2) offsets on the unconstrained scale,
+#'   as Stan does for its random inits, so that R-hat can see chains that
+#'   have not forgotten their start.
+#'
+#' @section Warmup:
+#' Warmup is cut as Stan cuts it (Stan Reference Manual, "automatic
+#' parameter tuning"): an initial buffer of 75 iterations (15% for short
+#' warmups) where only widths adapt, slow windows that double from 25
+#' iterations, each closing with a new dense metric estimated from its own
+#' draws only (draws from before the chains reached the typical set are
+#' discarded), and a terminal buffer of 50 where the widths adapt to the
+#' final metric. Widths adapt in every dimension throughout: each update
+#' steps out from a quarter of the current widths (at most `max_steps`
+#' rounds) and every 10 iterations the widths become the mean stepped-out
+#' extent over those iterations and the chains (for `"hyperrect"`, twice
+#' the extent of its vertex step-out; above 12 dimensions, where vertices
+#' are too many, its warmup runs univariate updates, whose extents set the
+#' widths). At the end of warmup the split R-hat (of the draws' ranks) of
+#' its second half is computed across the chains; while it is above 1.05,
+#' warmup is extended
+#' by blocks (a slow window and a terminal buffer of `max(100, warmup / 2)`
+#' iterations in all) up to `warmup_extend` further iterations. A warning
+#' says so when the chains still disagree (R-hat above 1.1), when the kept
+#' draws have R-hat above 1.05, or when updates got stuck (see Guards).
+#' Widths and metric are fixed for the kept draws.
+#'
+#' @section Step-out:
 #' The paper's Algorithm 2 grows the box while one of its 2^k vertices lies
 #' in the slice. Its final box depends on where the chain started, so the
 #' update is not reversible and does not leave the target invariant. It is
 #' therefore used where it is harmless:
-#' * `stepout = "warmup"` (default): during warmup every update steps out
-#'   from a box (for `"univariate"`, an interval) of a quarter of the current
-#'   widths, at most `max_steps` rounds, and at the end of each adaptation
-#'   window (`min(50, warmup %/% 5)` iterations, at least 1) the widths become
-#'   the mean extent of the stepped-out boxes over the window and the chains,
-#'   about 4/3 of the extent of the slice along each axis. Widths are then
-#'   fixed for the kept draws. For `"hyperrect"` in more than 12 dimensions
-#'   (4096 vertices) the widths are not adapted.
+#' * `stepout = "warmup"` (default): in warmup only (see Warmup).
 #' * `stepout = "never"`: the widths given are used throughout.
 #' * `stepout = "always"` (`"hyperrect"` only): the paper's literal sampler,
 #'   vertex step-out from `width` at every iteration, then batched proposals
@@ -54,12 +103,11 @@
 #'   `width` stays in the units of the variables: it is converted at the
 #'   initial points. Model objects carry their own bounds (for
 #'   [gp_model()]: `kappa, psi > 0` and `phi` within its prior's range).
-#' * `metric = "dense"` (default): at 40% and at 75% of warmup the sampler
+#' * `metric = "dense"` (default): at the end of each slow window the sampler
 #'   moves to coordinates `z` with `u = center + S z`, where `u` is the
 #'   (unconstrained) variable, `center` the mean and `S` the Cholesky factor
-#'   of the covariance of the warmup draws since the previous change (from
-#'   15% of warmup on, pooled over chains, shrunk towards its diagonal when
-#'   there are few draws). On `z` a strongly correlated target is close to
+#'   of the covariance of the window's draws (pooled over chains, shrunk
+#'   towards its diagonal when there are few draws). On `z` a strongly correlated target is close to
 #'   uncorrelated, so the axis-aligned box (or the coordinate-wise updates)
 #'   fits its slices. The widths are then adapted again on `z`. The metric
 #'   is fixed after warmup, so the kept draws come from a valid sampler; it
@@ -67,27 +115,45 @@
 #'   adapts the widths only, on the (unconstrained) variables.
 #'
 #' @section Guards:
-#' A log density that is `NaN` is read as `-Inf` (outside the support) and
-#' counted, with a warning at the end. Every initial point must have a
-#' finite log density. An error inside `log_density` stops the run with its
-#' message; so does Ctrl-C.
+#' A log density that is `NaN` (or `NA`) is read as `-Inf` (outside the
+#' support) and counted (`n_nan` in the fit), with a warning at the end; if
+#' every point of an iteration after the first is `NaN`, the run stops with
+#' an error that says so. Every initial point must have a finite log
+#' density (dispersed starts are retried up to 100 times per chain, then
+#' the chain starts at `init` itself). An update that finds no point of its
+#' slice after 200 shrinkage rounds keeps its point and is counted
+#' (`n_stuck`) with a warning: it marks a density whose scale changes
+#' sharply, such as the neck of Neal's funnel in its centred form. With a
+#' model object, an argument the sampler does not know is an error naming
+#' it. `chains` or `n_proposals` large enough that the run would need more
+#' memory than `getOption("clbayes.memory_limit")` (default 80% of the
+#' machine's memory) is an error naming the argument and the memory
+#' needed, before anything is allocated. An error inside `log_density`
+#' stops the run with its message; so does Ctrl-C.
 #'
 #' @param log_density An R function of a numeric matrix (one point per row)
 #'   returning one log density per row (up to a constant, `-Inf` outside the
 #'   support), or a model object such as [lm_model()].
-#' @param init Initial point: a numeric vector (all chains start there) or a
-#'   matrix with one row per chain. Its names or column names name the
-#'   variables.
+#' @param init Initial point: a numeric vector, dispersed over the chains
+#'   (see `init_radius`), or a matrix with one row per chain, used as is.
+#'   Its names or column names name the variables. `NULL`: the model's
+#'   `init` (`log_density$init`) for a model object that has one.
 #' @param n_iter Draws kept per chain, after `warmup` further iterations.
-#' @param width Initial widths of the box (or interval) per dimension: a
-#'   positive number or one per dimension.
-#' @param method `"hyperrect"` or `"univariate"` (see Methods).
+#' @param width Initial widths of the box (or interval) per dimension, on
+#'   the scale of the variables: a positive number or one per dimension.
+#'   `NULL`: 2 on the unconstrained scale. Adapted in warmup (see Warmup).
+#' @param method `"auto"` (`"hyperrect"` in one or two dimensions, else
+#'   `"univariate"`: see Defaults), `"univariate"` or `"hyperrect"` (see
+#'   Methods).
 #' @param n_proposals Proposals per chain evaluated together in each batch.
 #'   For `"univariate"` also the most interval ends per side evaluated
-#'   together when stepping out; 1 (its default) is Neal's sequential
-#'   procedure, more trades densities for fewer calls (worth it when
-#'   `log_density` is a device model or costs much per call).
-#' @param chains Number of chains, advanced together.
+#'   together when stepping out; 1 is Neal's sequential procedure, more
+#'   trades densities for fewer calls. `NULL`: 16 for `"hyperrect"`, 2 for
+#'   `"univariate"` (see Defaults).
+#' @param chains Number of chains, advanced together (every chain's points
+#'   of a step go to `log_density` in one call). `NULL`: one per row of a
+#'   matrix `init`, else 64 up to 32 dimensions and about `2048 / dim` above
+#'   (see Defaults).
 #' @param warmup Iterations per chain before the kept ones; their draws are
 #'   kept apart in the fit.
 #' @param seed `NULL` (a seed is drawn from R's random numbers) or a whole
@@ -107,46 +173,74 @@
 #'   [lm_model()] has only a CPU path (`"opencl"` is an error); [glm_model()]
 #'   runs on the device with `"opencl"`, and with `"auto"` from its size
 #'   threshold (see [glm_model()]).
-#' @param ... Further arguments passed to `log_density` when it is a function.
+#' @param warmup_extend The most iterations added to warmup while the
+#'   chains disagree at its end (split R-hat above 1.05); 0 never extends.
+#' @param init_radius Half-width of the uniform offsets, on the
+#'   unconstrained scale, that disperse a single `init` over the chains; 0
+#'   starts every chain at `init`.
+#' @param ... Further arguments passed to `log_density` when it is a
+#'   function. With a model object, none are allowed.
 #' @return A `clbayes_fit`: a list with `draws` (iteration x chain x
 #'   variable), `warmup_draws`, `n_evals` (densities evaluated, warmup
 #'   included), `n_evals_warmup`, `n_calls` (batches), `n_nan`, `n_stuck`
 #'   (updates that hit the shrinkage limit and kept their point), `time`
-#'   (elapsed seconds: `total`, `warmup`), `widths` (the final widths, on
+#'   (elapsed seconds: `total`, `warmup`, and `density`, the part spent
+#'   inside `log_density`), `warmup_rhat` (split R-hat at the end of warmup),
+#'   `warmup` (its length, extensions included), `widths` (the final widths, on
 #'   the sampler's coordinates `z`), `center` and `scale` (the metric:
 #'   `u = center + scale %*% z`), `lower`, `upper` and the settings. See [summary.clbayes_fit()].
 #' @examples
 #' # a bivariate normal with correlation -0.9, vectorised over rows
 #' prec <- solve(matrix(c(1, -0.9, -0.9, 1), 2))
 #' ld <- function(x) -0.5 * rowSums((x %*% prec) * x)
-#' fit <- slice_sample_mv(ld, init = c(a = 0, b = 0), n_iter = 200,
-#'                        width = 1, chains = 2, seed = 1)
+#' fit <- slice_sample_mv(ld, init = c(a = 0, b = 0), seed = 1)
 #' fit
 #' @export
-slice_sample_mv <- function(log_density, init, n_iter, width,
-                            method = c("hyperrect", "univariate"),
-                            n_proposals = if (identical(method, "univariate")) 1 else 32,
-                            chains = 4,
-                            warmup = n_iter %/% 2, seed = NULL,
+slice_sample_mv <- function(log_density, init = NULL, n_iter = 500, width = NULL,
+                            method = c("auto", "univariate", "hyperrect"),
+                            n_proposals = NULL, chains = NULL, warmup = 300,
+                            seed = NULL,
                             stepout = c("warmup", "never", "always"),
                             max_steps = 100,
                             metric = c("dense", "diagonal"),
                             lower = NULL, upper = NULL,
+                            warmup_extend = warmup, init_radius = 2,
                             backend = getOption("clbayes.backend", "auto"),
                             ...) {
-  method <- check_choice(method, c("hyperrect", "univariate"), "method")
+  init <- init %||% model_init(log_density)
+  k <- if (is.matrix(init)) ncol(init) else length(init)
+  method <- check_choice(method, c("auto", "univariate", "hyperrect"), "method")
+  if (method == "auto") method <- if (k <= 2L) "hyperrect" else "univariate"
   stepout <- check_choice(stepout, c("warmup", "never", "always"), "stepout")
   metric <- check_choice(metric, c("dense", "diagonal"), "metric")
   n_iter <- check_count(n_iter, "n_iter", 1)
+  if (is.null(chains)) {
+    chains <- if (is.matrix(init) && nrow(init) > 1L) nrow(init) else default_chains(k)
+  }
   chains <- check_count(chains, "chains", 1)
   warmup <- check_count(warmup, "warmup", 0)
-  n_proposals <- check_count(n_proposals, "n_proposals", 1)
+  warmup_extend <- check_count(warmup_extend, "warmup_extend", 0)
+  n_proposals <- check_count(n_proposals %||% if (method == "hyperrect") 16 else 2,
+                             "n_proposals", 1)
   max_steps <- check_count(max_steps, "max_steps", 1)
+  if (!is.numeric(init_radius) || length(init_radius) != 1L ||
+      !is.finite(init_radius) || init_radius < 0) {
+    stop("`init_radius` must be a finite number of at least 0", call. = FALSE)
+  }
+  need <- .cpp_slice_memory(chains, k, method, n_proposals, warmup, warmup_extend,
+                            n_iter)
+  check_memory(need[["total"]],
+               if (need[["batch"]] > need[["total"]] / 2 && n_proposals > 1) "n_proposals"
+               else "chains")
+  # One point is dispersed over the chains; one row per chain is used as is.
+  one_point <- !is.matrix(init) || (nrow(init) == 1L && chains > 1L)
+  if (is.matrix(init) && nrow(init) == 1L) init <- init[1L, ]
   init <- check_init(init, chains)
-  k <- ncol(init)
+  width_on_u <- is.null(width)
+  if (width_on_u) width <- default_width
   if (!is.numeric(width) || !length(width) %in% c(1L, k) ||
       anyNA(width) || any(!is.finite(width) | width <= 0)) {
-    stop(sprintf("`width` must be a positive number or %d positive numbers", k),
+    stop(sprintf("`width` must be NULL, a positive number or %d positive numbers", k),
          call. = FALSE)
   }
   width <- rep_len(as.double(width), k)
@@ -160,7 +254,9 @@ slice_sample_mv <- function(log_density, init, n_iter, width,
   }
 
   ptr <- .cpp_slice_new(init, width, tg$lower, tg$upper, method, stepout, metric,
-                        n_proposals, warmup, n_iter, max_steps, seed)
+                        n_proposals, warmup, n_iter, max_steps, seed,
+                        if (one_point) as.double(init_radius) else 0, width_on_u,
+                        warmup_extend, memory_limit())
   t0 <- proc.time()[["elapsed"]]
   .cpp_slice_start(ptr, target)
   total <- warmup + n_iter
@@ -174,14 +270,81 @@ slice_sample_mv <- function(log_density, init, n_iter, width,
   while (done < total) {
     step <- if (done < warmup) min(chunk, warmup - done) else chunk
     done <- done + .cpp_slice_run(ptr, target, step)
-    if (done == warmup) t_warmup <- proc.time()[["elapsed"]] - t0
-    if (show) cli::cli_progress_update(id = bar, set = done)
+    # Warmup may have been extended at its end.
+    if (done == warmup) {
+      warmup <- .cpp_slice_total(ptr) - n_iter
+      total <- warmup + n_iter
+      if (done == warmup) t_warmup <- proc.time()[["elapsed"]] - t0
+    }
+    if (show) cli::cli_progress_update(id = bar, set = done, total = total)
   }
   elapsed <- proc.time()[["elapsed"]] - t0
   res <- .cpp_slice_result(ptr)
-  new_clbayes_fit(res, tg, time = c(total = elapsed, warmup = t_warmup),
+  warmup_rhat <- res$warmup_rhat
+  res$warmup_done <- NULL
+  slice_warnings(res, warmup, warmup_extend, tg$vars)
+  new_clbayes_fit(res, tg, time = c(total = elapsed, warmup = t_warmup,
+                                    density = res$density_seconds),
                   sampler = "slice",
                   settings = list(method = method, stepout = stepout, metric = metric,
                                   n_proposals = n_proposals, chains = chains,
-                                  n_iter = n_iter, warmup = warmup, seed = seed))
+                                  n_iter = n_iter, warmup = warmup, seed = seed,
+                                  warmup_extend = warmup_extend,
+                                  init_radius = if (one_point) init_radius else 0))
+}
+
+# Chains when none are given: 64 up to 32 dimensions, where a call's fixed
+# cost dominates and more chains per call are nearly free; above, about
+# 2048 / dim (a power of two, at least 8), as the points' own cost grows.
+default_chains <- function(k) {
+  if (k <= 32L) return(64L)
+  as.integer(max(8, 2^round(log2(2048 / k))))
+}
+
+# Widths on the unconstrained scale when none are given; adapted in warmup.
+default_width <- 2
+
+# The starting point of a model object that carries one.
+model_init <- function(log_density) {
+  init <- if (inherits(log_density, "clbayes_model")) log_density$init
+  if (is.null(init)) {
+    stop("`init` is missing: give a starting point (a vector, dispersed over ",
+         "the chains) or a matrix with one row per chain", call. = FALSE)
+  }
+  init
+}
+
+# What the run says about itself: chains that disagree at the end of
+# warmup, updates stuck at the shrinkage limit (a funnel's neck or a
+# density with no mass near the chain), and R-hat of the kept draws.
+slice_warnings <- function(res, warmup, warmup_extend, vars) {
+  if (isTRUE(res$warmup_rhat > 1.1)) {
+    warning(sprintf(paste0("the chains disagree at the end of warmup (split R-hat ",
+                           "%.3g in its second half%s): the draws may not be from ",
+                           "the target; increase `warmup`%s"),
+                    res$warmup_rhat,
+                    if (warmup_extend > 0) sprintf(", after %d iterations", warmup)
+                    else "",
+                    if (warmup_extend == 0) " or set `warmup_extend`" else
+                      " or `warmup_extend`, or reparameterise"),
+            call. = FALSE)
+  }
+  if (res$n_stuck > 0) {
+    warning(sprintf(paste0("%.0f updates found no point of their slice after %d ",
+                           "shrinkage rounds and kept their point: the density ",
+                           "changes scale sharply where the chains went (e.g. a ",
+                           "funnel's neck); the draws may be biased there: ",
+                           "reparameterise (e.g. non-centred)"),
+                    res$n_stuck, 200L), call. = FALSE)
+  }
+  d <- res$draws
+  rhat <- vapply(seq_len(dim(d)[3L]), function(j) {
+    .rhat(matrix(d[, , j], dim(d)[1L], dim(d)[2L]))
+  }, numeric(1))
+  if (any(rhat > 1.05, na.rm = TRUE)) {
+    j <- which.max(rhat)
+    warning(sprintf(paste0("R-hat of the kept draws is %.3g for `%s` (> 1.05): ",
+                           "the chains have not mixed; run longer or reparameterise"),
+                    rhat[j], vars[j]), call. = FALSE)
+  }
 }

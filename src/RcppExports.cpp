@@ -663,8 +663,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // cpp_slice_new
-SEXP cpp_slice_new(Rcpp::NumericMatrix init, Rcpp::NumericVector width, Rcpp::NumericVector lower, Rcpp::NumericVector upper, std::string method, std::string stepout, std::string metric, int n_proposals, int warmup, int n_iter, int max_steps, double seed);
-RcppExport SEXP _clbayes_cpp_slice_new(SEXP initSEXP, SEXP widthSEXP, SEXP lowerSEXP, SEXP upperSEXP, SEXP methodSEXP, SEXP stepoutSEXP, SEXP metricSEXP, SEXP n_proposalsSEXP, SEXP warmupSEXP, SEXP n_iterSEXP, SEXP max_stepsSEXP, SEXP seedSEXP) {
+SEXP cpp_slice_new(Rcpp::NumericMatrix init, Rcpp::NumericVector width, Rcpp::NumericVector lower, Rcpp::NumericVector upper, std::string method, std::string stepout, std::string metric, int n_proposals, int warmup, int n_iter, int max_steps, double seed, double init_radius, bool width_on_u, int warmup_extend, double memory_limit);
+RcppExport SEXP _clbayes_cpp_slice_new(SEXP initSEXP, SEXP widthSEXP, SEXP lowerSEXP, SEXP upperSEXP, SEXP methodSEXP, SEXP stepoutSEXP, SEXP metricSEXP, SEXP n_proposalsSEXP, SEXP warmupSEXP, SEXP n_iterSEXP, SEXP max_stepsSEXP, SEXP seedSEXP, SEXP init_radiusSEXP, SEXP width_on_uSEXP, SEXP warmup_extendSEXP, SEXP memory_limitSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -680,7 +680,11 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< int >::type n_iter(n_iterSEXP);
     Rcpp::traits::input_parameter< int >::type max_steps(max_stepsSEXP);
     Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_slice_new(init, width, lower, upper, method, stepout, metric, n_proposals, warmup, n_iter, max_steps, seed));
+    Rcpp::traits::input_parameter< double >::type init_radius(init_radiusSEXP);
+    Rcpp::traits::input_parameter< bool >::type width_on_u(width_on_uSEXP);
+    Rcpp::traits::input_parameter< int >::type warmup_extend(warmup_extendSEXP);
+    Rcpp::traits::input_parameter< double >::type memory_limit(memory_limitSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_slice_new(init, width, lower, upper, method, stepout, metric, n_proposals, warmup, n_iter, max_steps, seed, init_radius, width_on_u, warmup_extend, memory_limit));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -708,6 +712,17 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_slice_total
+int cpp_slice_total(SEXP ptr);
+RcppExport SEXP _clbayes_cpp_slice_total(SEXP ptrSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type ptr(ptrSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_slice_total(ptr));
+    return rcpp_result_gen;
+END_RCPP
+}
 // cpp_slice_result
 Rcpp::List cpp_slice_result(SEXP ptr);
 RcppExport SEXP _clbayes_cpp_slice_result(SEXP ptrSEXP) {
@@ -716,6 +731,23 @@ BEGIN_RCPP
     Rcpp::RNGScope rcpp_rngScope_gen;
     Rcpp::traits::input_parameter< SEXP >::type ptr(ptrSEXP);
     rcpp_result_gen = Rcpp::wrap(cpp_slice_result(ptr));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_slice_memory
+Rcpp::NumericVector cpp_slice_memory(double chains, double dim, std::string method, double n_proposals, double warmup, double warmup_extend, double n_iter);
+RcppExport SEXP _clbayes_cpp_slice_memory(SEXP chainsSEXP, SEXP dimSEXP, SEXP methodSEXP, SEXP n_proposalsSEXP, SEXP warmupSEXP, SEXP warmup_extendSEXP, SEXP n_iterSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< double >::type chains(chainsSEXP);
+    Rcpp::traits::input_parameter< double >::type dim(dimSEXP);
+    Rcpp::traits::input_parameter< std::string >::type method(methodSEXP);
+    Rcpp::traits::input_parameter< double >::type n_proposals(n_proposalsSEXP);
+    Rcpp::traits::input_parameter< double >::type warmup(warmupSEXP);
+    Rcpp::traits::input_parameter< double >::type warmup_extend(warmup_extendSEXP);
+    Rcpp::traits::input_parameter< double >::type n_iter(n_iterSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_slice_memory(chains, dim, method, n_proposals, warmup, warmup_extend, n_iter));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -909,10 +941,12 @@ static const R_CallMethodDef CallEntries[] = {
     {"_clbayes_cpp_sum", (DL_FUNC) &_clbayes_cpp_sum, 4},
     {"_clbayes_cpp_sum_gpu", (DL_FUNC) &_clbayes_cpp_sum_gpu, 3},
     {"_clbayes_cpp_sum_tuned", (DL_FUNC) &_clbayes_cpp_sum_tuned, 4},
-    {"_clbayes_cpp_slice_new", (DL_FUNC) &_clbayes_cpp_slice_new, 12},
+    {"_clbayes_cpp_slice_new", (DL_FUNC) &_clbayes_cpp_slice_new, 16},
     {"_clbayes_cpp_slice_start", (DL_FUNC) &_clbayes_cpp_slice_start, 2},
     {"_clbayes_cpp_slice_run", (DL_FUNC) &_clbayes_cpp_slice_run, 3},
+    {"_clbayes_cpp_slice_total", (DL_FUNC) &_clbayes_cpp_slice_total, 1},
     {"_clbayes_cpp_slice_result", (DL_FUNC) &_clbayes_cpp_slice_result, 1},
+    {"_clbayes_cpp_slice_memory", (DL_FUNC) &_clbayes_cpp_slice_memory, 7},
     {"_clbayes_cpp_zeros", (DL_FUNC) &_clbayes_cpp_zeros, 2},
     {"_clbayes_cpp_zero_triangle", (DL_FUNC) &_clbayes_cpp_zero_triangle, 2},
     {"_clbayes_cpp_identity", (DL_FUNC) &_clbayes_cpp_identity, 2},

@@ -30,7 +30,8 @@ SEXP cpp_slice_new(Rcpp::NumericMatrix init, Rcpp::NumericVector width,
                    Rcpp::NumericVector lower, Rcpp::NumericVector upper,
                    std::string method, std::string stepout, std::string metric,
                    int n_proposals, int warmup, int n_iter, int max_steps,
-                   double seed) {
+                   double seed, double init_radius, bool width_on_u,
+                   int warmup_extend, double memory_limit) {
   cs::options opt;
   opt.method = cs::parse_method(method);
   opt.stepout = cs::parse_stepout(stepout);
@@ -39,6 +40,10 @@ SEXP cpp_slice_new(Rcpp::NumericMatrix init, Rcpp::NumericVector width,
   opt.warmup = warmup;
   opt.n_iter = n_iter;
   opt.max_steps = max_steps;
+  opt.init_radius = init_radius;
+  opt.width_on_u = width_on_u;
+  opt.warmup_extend = warmup_extend;
+  opt.memory_limit = memory_limit;
   if (!(seed >= 0) || seed >= 9007199254740992.0 || std::floor(seed) != seed)
     throw clbayes::invalid_argument("seed", "must be a whole number in [0, 2^53)");
   opt.seed = static_cast<std::uint64_t>(seed);
@@ -64,6 +69,9 @@ int cpp_slice_run(SEXP ptr, SEXP target, int iterations) {
   return as_sampler(ptr).run(*f, iterations);
 }
 
+// [[Rcpp::export(.cpp_slice_total)]]
+int cpp_slice_total(SEXP ptr) { return as_sampler(ptr).total_iterations(); }
+
 // [[Rcpp::export(.cpp_slice_result)]]
 Rcpp::List cpp_slice_result(SEXP ptr) {
   const cs::sampler& s = as_sampler(ptr);
@@ -73,8 +81,11 @@ Rcpp::List cpp_slice_result(SEXP ptr) {
   Rcpp::NumericMatrix scale(s.dim(), s.dim());
   std::copy(s.metric().scale().data(), s.metric().scale().data() + s.dim() * s.dim(),
             scale.begin());
-  Rcpp::NumericVector warm(s.warmup_draws().begin(), s.warmup_draws().end());
-  warm.attr("dim") = Rcpp::IntegerVector::create(o.warmup, s.chains(), s.dim());
+  const std::vector<double> warmup_draws = s.warmup_draws();
+  Rcpp::NumericVector warm(warmup_draws.begin(), warmup_draws.end());
+  warm.attr("dim") = Rcpp::IntegerVector::create(
+      static_cast<int>(warmup_draws.size() / (static_cast<std::size_t>(s.chains()) * s.dim())),
+      s.chains(), s.dim());
   return Rcpp::List::create(
       Rcpp::Named("draws") = draws, Rcpp::Named("warmup_draws") = warm,
       Rcpp::Named("widths") = Rcpp::NumericVector(s.widths().data(),
@@ -83,8 +94,30 @@ Rcpp::List cpp_slice_result(SEXP ptr) {
       Rcpp::Named("n_evals_warmup") = s.n_evals_warmup(),
       Rcpp::Named("n_calls") = s.n_calls(), Rcpp::Named("n_nan") = s.n_nan(),
       Rcpp::Named("n_stuck") = s.n_stuck(),
+      Rcpp::Named("density_seconds") = s.density_seconds(),
+      Rcpp::Named("warmup_rhat") = s.warmup_rhat(),
+      Rcpp::Named("warmup_done") = s.warmup(),
       Rcpp::Named("center") = Rcpp::NumericVector(s.metric().center().data(),
                                                   s.metric().center().data() + s.dim()),
       Rcpp::Named("scale") = scale,
       Rcpp::Named("iteration") = s.iteration());
+}
+
+// Bytes a run with these settings holds at most (the core's own formula),
+// and the part of them that is the largest batch of points, so that R can
+// refuse it before allocating even the initial points.
+// [[Rcpp::export(.cpp_slice_memory)]]
+Rcpp::NumericVector cpp_slice_memory(double chains, double dim, std::string method,
+                        double n_proposals, double warmup, double warmup_extend,
+                        double n_iter) {
+  cs::options opt;
+  opt.method = cs::parse_method(method);
+  opt.n_proposals = static_cast<int>(n_proposals);
+  opt.warmup = static_cast<int>(warmup);
+  opt.warmup_extend = static_cast<int>(warmup_extend);
+  opt.n_iter = static_cast<int>(n_iter);
+  double batch = 0;
+  const double total = cs::memory_needed(chains, dim, opt, &batch);
+  return Rcpp::NumericVector::create(Rcpp::Named("total") = total,
+                                     Rcpp::Named("batch") = batch);
 }

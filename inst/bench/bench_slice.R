@@ -20,7 +20,8 @@ rows <- lapply(names(runs), function(nm) {
   r <- runs[[nm]]
   fit <- suppressWarnings(slice_sample_mv(m, init = m$mean, n_iter = n_iter,
     width = c(0.1, 0.02), method = r$method, stepout = r$stepout, metric = r$metric, seed = 1,
-    backend = "cpu"))
+    chains = 4, warmup = n_iter %/% 2, init_radius = 0, warmup_extend = 0,
+    n_proposals = if (r$method == "univariate") 1 else 32, backend = "cpu"))
   s <- summary(fit)
   data.frame(sampler = nm, ess_alpha = round(s$ess_bulk[1]),
              ess_beta = round(s$ess_bulk[2]),

@@ -130,7 +130,7 @@ int main(int argc, char** argv) {
       opt.metric = c.me;
       opt.n_iter = n_iter;
       opt.warmup = n_iter / 2;
-      opt.n_proposals = c.m == cs::method::univariate ? 1 : K;  // as slice_sample_mv's defaults
+      opt.n_proposals = c.m == cs::method::univariate ? 1 : K;  // Neal's sequential univariate procedure
       Eigen::VectorXd w(2);
       w << c.w0, c.w1;
       cs::options warm = opt;  // warm-up run (caches, page faults)

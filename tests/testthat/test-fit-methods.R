@@ -33,8 +33,8 @@ test_that("ESS of independent draws is close to their number", {
 
 fit_for_methods <- function() {
   ld <- function(x) -0.5 * rowSums(x^2)
-  slice_sample_mv(ld, init = c(mu = 0, tau = 0), n_iter = 60, width = 2,
-                  chains = 3, warmup = 20, seed = 2)
+  suppressWarnings(slice_sample_mv(ld, init = c(mu = 0, tau = 0), n_iter = 60,
+                                   width = 2, chains = 3, warmup = 20, seed = 2))
 }
 
 test_that("summary, print, as.array and as.data.frame", {
@@ -75,4 +75,28 @@ test_that("coda and posterior conversions", {
   expect_equal(unclass(p)[, 2, 1], unname(a[, 2, 1]), ignore_attr = TRUE)
   expect_equal(posterior::ess_bulk(posterior::extract_variable_matrix(p, "mu")),
                summary(fit)$ess_bulk[1])
+})
+
+test_that("print reports points per call, the density's share of the time, ES/s", {
+  fit <- suppressWarnings(fit_for_methods())
+  expect_true(fit$time[["density"]] >= 0 && fit$time[["density"]] <= fit$time[["total"]])
+  out <- capture.output(print(fit))
+  per_call <- sprintf("%.1f points per call", fit$n_evals / fit$n_calls)
+  expect_true(any(grepl(per_call, out, fixed = TRUE)))
+  expect_true(any(grepl("s in the density \\([0-9]+%\\), [0-9.e-]+ s in the sampler", out)))
+  min_es <- min(summary(fit)$es_per_sec)
+  expect_true(any(grepl(sprintf("min ES/s %.3g", min_es), out, fixed = TRUE)))
+})
+
+test_that("print shows an HMC fit's own fields", {
+  fit <- suppressWarnings(fit_for_methods())
+  fit$sampler <- "hmc"
+  fit$n_divergent <- 7
+  fit$step_size <- 0.25
+  fit$n_gradients <- 1234
+  fit$n_leapfrog <- 1200
+  out <- capture.output(print(fit))
+  expect_true(any(grepl("hmc sampler", out)))
+  expect_true(any(grepl("7 divergent transitions, step size 0.25, 1234 gradients, 1200 leapfrog steps",
+                        out, fixed = TRUE)))
 })

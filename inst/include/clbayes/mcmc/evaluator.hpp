@@ -14,6 +14,7 @@
 #include <clbayes/error.hpp>
 #include <clbayes/interrupt.hpp>
 
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -55,7 +56,9 @@ class counted_evaluator {
 
   void operator()(const Eigen::MatrixXd& points, Eigen::VectorXd& out) {
     check_interrupt();
+    const auto t0 = std::chrono::steady_clock::now();
     (*f_)(points, out);
+    seconds += elapsed_since(t0);
     check_values(points, out);
   }
 
@@ -64,7 +67,9 @@ class counted_evaluator {
   void gradient(const Eigen::MatrixXd& points, Eigen::VectorXd& out,
                 Eigen::MatrixXd& grad) {
     check_interrupt();
+    const auto t0 = std::chrono::steady_clock::now();
     f_->gradient(points, out, grad);
+    seconds += elapsed_since(t0);
     if (grad.rows() != points.rows() || grad.cols() != points.cols())
       throw invalid_argument(
           "gradient", "must return one row per point and one column per variable: got " +
@@ -84,9 +89,14 @@ class counted_evaluator {
   double n_calls = 0;      // evaluator calls (batches)
   double n_nan = 0;        // NaN log densities (or gradients) read as -Inf
   double n_gradients = 0;  // points evaluated with their gradient
+  double seconds = 0;      // time spent inside the target (the rest is the sampler's)
 
  private:
   batch_evaluator* f_ = nullptr;
+
+  static double elapsed_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
 
   void check_values(const Eigen::MatrixXd& points, Eigen::VectorXd& out) {
     if (out.size() != points.rows())

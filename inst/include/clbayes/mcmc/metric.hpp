@@ -39,7 +39,10 @@ class affine_metric {
       x = z;
       return;
     }
-    x.noalias() = z * scale_.transpose();
+    // A triangular product: Eigen runs it on this thread, where a general
+    // product of this size would start OpenMP workers whose spin-wait then
+    // slows the R density called next (5x on 2 cores).
+    x.noalias() = z * scale_.triangularView<Eigen::Lower>().transpose();
     x.rowwise() += center_.transpose();
   }
 
