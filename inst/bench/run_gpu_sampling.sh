@@ -5,6 +5,8 @@
 # as two processes at once, one per GPU (CLBAYES_DEVICE picks the device,
 # as a worker of a chain group would), against one process alone.
 #   sh inst/bench/run_gpu_sampling.sh OUT_DIR
+# GPU_PLATFORM (default 1) is the OpenCL platform of the GPUs: on the lent
+# machines PoCL's CPU platform is listed first.
 out=${1:-.}
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"
@@ -14,6 +16,7 @@ sh "$here/run_gpu_hmc.sh" "$out" || exit 1
 n_gpu=$(nvidia-smi -L 2>/dev/null | wc -l)
 [ "$n_gpu" -ge 2 ] || { echo "one GPU: no two-process run"; exit 0; }
 c=${TWO_GPU_CHAINS:-64}
+p=${GPU_PLATFORM:-1}
 args="--device --n ${N:-1000000} --k ${K:-100} --chains $c --iter ${ITER:-1000} --warmup ${WARMUP:-1000}"
 {
   echo "# Two processes, one per GPU (bench_hmc $args)"
@@ -21,15 +24,15 @@ args="--device --n ${N:-1000000} --k ${K:-100} --chains $c --iter ${ITER:-1000} 
   date -u "+date: %Y-%m-%d %H:%M UTC"
   echo
   echo "## one process alone, GPU 0"
-  CLBAYES_PLATFORM=0 CLBAYES_DEVICE=0 "$here/bench_hmc" $args 2>&1
+  CLBAYES_PLATFORM=$p CLBAYES_DEVICE=0 "$here/bench_hmc" $args 2>&1
   echo
   echo "## two processes at once, GPU 0 and GPU 1"
-  start=$(date +%s.%N)
-  CLBAYES_PLATFORM=0 CLBAYES_DEVICE=0 "$here/bench_hmc" $args --seed 1 >"$out/two-0.txt" 2>&1 &
-  CLBAYES_PLATFORM=0 CLBAYES_DEVICE=1 "$here/bench_hmc" $args --seed 2 >"$out/two-1.txt" 2>&1 &
+  start=$(date +%s)
+  CLBAYES_PLATFORM=$p CLBAYES_DEVICE=0 "$here/bench_hmc" $args --seed 1 >"$out/two-0.txt" 2>&1 &
+  CLBAYES_PLATFORM=$p CLBAYES_DEVICE=1 "$here/bench_hmc" $args --seed 2 >"$out/two-1.txt" 2>&1 &
   wait
-  end=$(date +%s.%N)
+  end=$(date +%s)
   cat "$out/two-0.txt" "$out/two-1.txt"
   echo
-  echo "wall time of both: $(echo "$end - $start" | bc) s"
+  echo "wall time of both: $((end - start)) s"
 } 2>&1 | tee "$out/two-gpu.md"
