@@ -137,8 +137,8 @@
     .Call(`_clbayes_cpp_transpose`, a)
 }
 
-.cpp_hmc_new <- function(init, lower, upper, metric, warmup, n_iter, adapt_delta, max_leapfrog, init_radius, seed) {
-    .Call(`_clbayes_cpp_hmc_new`, init, lower, upper, metric, warmup, n_iter, adapt_delta, max_leapfrog, init_radius, seed)
+.cpp_hmc_new <- function(init, lower, upper, metric, warmup, n_iter, adapt_delta, max_leapfrog, init_radius, seed, first_stream) {
+    .Call(`_clbayes_cpp_hmc_new`, init, lower, upper, metric, warmup, n_iter, adapt_delta, max_leapfrog, init_radius, seed, first_stream)
 }
 
 .cpp_hmc_start <- function(ptr, target, gradient) {
@@ -205,8 +205,8 @@
     .Call(`_clbayes_cpp_sum_tuned`, x, method, precision, knobs)
 }
 
-.cpp_slice_new <- function(init, width, lower, upper, method, stepout, metric, n_proposals, warmup, n_iter, max_steps, seed, init_radius, width_on_u, warmup_extend, memory_limit) {
-    .Call(`_clbayes_cpp_slice_new`, init, width, lower, upper, method, stepout, metric, n_proposals, warmup, n_iter, max_steps, seed, init_radius, width_on_u, warmup_extend, memory_limit)
+.cpp_slice_new <- function(init, width, lower, upper, method, stepout, metric, n_proposals, warmup, n_iter, max_steps, seed, init_radius, width_on_u, warmup_extend, memory_limit, first_stream) {
+    .Call(`_clbayes_cpp_slice_new`, init, width, lower, upper, method, stepout, metric, n_proposals, warmup, n_iter, max_steps, seed, init_radius, width_on_u, warmup_extend, memory_limit, first_stream)
 }
 
 .cpp_slice_start <- function(ptr, target) {

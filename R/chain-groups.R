@@ -81,7 +81,9 @@ run_chain_groups <- function(index, run_group, devices = list()) {
       chain_group_run(run_group, g, chains, device),
       globals = list(chain_group_run = chain_group_run, run_group = run_group,
                      g = g, chains = index[[g]], device = device_of(g)),
-      packages = "clbayes", seed = FALSE, label = sprintf("clbayes chain group %d", g))
+      # The draws come from the sampler's own streams, never from R's
+      # generator, so future's check of R's random seed is left off.
+      packages = "clbayes", seed = NULL, label = sprintf("clbayes chain group %d", g))
   })
   out <- vector("list", n)
   for (g in seq_len(n)) {
@@ -101,9 +103,11 @@ stop_group <- function(g, e) {
 }
 
 # One C++ result list from the groups' results (in group order): draws
-# bound along the chains, counts summed, the adaptation of each group kept
-# in `groups` (widths, center, scale, step sizes: whatever is not a draw
-# array or a count) with where it ran.
+# bound along the chains (warmup draws cut to the shortest warmup, as a
+# group may have extended its own), counts and density time summed, the
+# longest warmup and the largest warmup R-hat kept, and the adaptation of
+# each group (widths, center, scale, step sizes: whatever else there is)
+# kept in `groups` with where it ran.
 merge_group_results <- function(results, index) {
   if (length(results) == 1L) {
     res <- results[[1L]]
@@ -113,21 +117,29 @@ merge_group_results <- function(results, index) {
   bind_chains <- function(key) {
     parts <- lapply(results, `[[`, key)
     d <- dim(parts[[1L]])
+    d[1L] <- min(vapply(parts, function(p) dim(p)[1L], 1L))
     out <- array(0, c(d[1L], sum(vapply(parts, function(p) dim(p)[2L], 1L)), d[3L]))
     at <- 0L
     for (p in parts) {
-      out[, at + seq_len(dim(p)[2L]), ] <- p
+      out[, at + seq_len(dim(p)[2L]), ] <- p[seq_len(d[1L]), , , drop = FALSE]
       at <- at + dim(p)[2L]
     }
     out
   }
   first <- results[[1L]]
   arrays <- c("draws", "warmup_draws")
-  counts <- names(first)[startsWith(names(first), "n_")]
+  counts <- c(names(first)[startsWith(names(first), "n_")], "density_seconds")
+  largest <- c("warmup_rhat", "warmup_total", "warmup_seconds")
   res <- list()
   for (key in arrays) res[[key]] <- bind_chains(key)
-  for (key in counts) res[[key]] <- sum(vapply(results, function(r) as.double(r[[key]]), 1))
-  per_group <- setdiff(names(first), c(arrays, counts))
+  # Scalars combine; per-chain vectors (HMC's divergences) are concatenated.
+  gather <- function(key, how) {
+    parts <- lapply(results, `[[`, key)
+    if (all(lengths(parts) == 1L)) how(unlist(parts)) else unlist(parts)
+  }
+  for (key in intersect(counts, names(first))) res[[key]] <- gather(key, sum)
+  for (key in intersect(largest, names(first))) res[[key]] <- gather(key, max)
+  per_group <- setdiff(names(first), c(arrays, counts, largest))
   res$groups <- lapply(results, function(r) r[per_group])
   for (key in setdiff(per_group, "device")) res[[key]] <- first[[key]]
   res$chain_group <- rep(seq_along(index), lengths(index))

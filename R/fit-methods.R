@@ -80,8 +80,15 @@ print.clbayes_fit <- function(x, ...) {
               x$time[["warmup"]], time_split(x$time)))
   if (!is.null(x$n_divergent)) {
     cat(sprintf("%.0f divergent transitions, step size %.3g, %.0f gradients, %.0f leapfrog steps\n",
-                x$n_divergent, x$step_size[1L], x$n_gradients %||% NA_real_,
+                sum(x$n_divergent), x$step_size[1L], x$n_gradients %||% NA_real_,
                 x$n_leapfrog %||% NA_real_))
+  }
+  if (length(x$groups) > 1L) {
+    where <- vapply(x$groups, function(g) g$device %||% "", "")
+    cat(sprintf("%d chain groups (chains %s); ran on: %s\n", length(x$groups),
+                paste(tapply(seq_along(x$chain_group), x$chain_group, function(i)
+                  paste0(min(i), "-", max(i))), collapse = ", "),
+                paste(unique(where), collapse = "; ")))
   }
   if (isTRUE(x$n_stuck > 0)) {
     cat(sprintf("%.0f updates stuck at the shrinkage limit\n", x$n_stuck))

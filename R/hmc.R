@@ -91,7 +91,7 @@
 #'   moved by a uniform draw on (-0.1, 0.1) per variable on the
 #'   unconstrained scale so that chains differ; a moved point without a
 #'   finite density goes back to `init`), or a matrix with one row per chain
-#'   (used as given).
+#'   (used as given). `NULL`: the model's `init` (for a model object).
 #' @param gradient For an R function `log_density`: an R function of the
 #'   same points matrix (and `...`) returning the gradients as a matrix of
 #'   the same shape. `NULL` for a model object.
@@ -120,10 +120,11 @@
 #' fit$step_size
 #' summary(fit)
 #' @export
-hmc_sample_mv <- function(log_density, init, gradient = NULL, n_iter = 1000,
+hmc_sample_mv <- function(log_density, init = NULL, gradient = NULL, n_iter = 1000,
                           warmup = 1000, chains = 16, seed = NULL,
                           metric = c("diagonal", "dense"), lower = NULL,
                           upper = NULL, adapt_delta = 0.75, max_leapfrog = 1000,
+                          chain_groups = 1, devices = NULL,
                           backend = getOption("clbayes.backend", "auto"), ...) {
   metric <- check_choice(metric, c("diagonal", "dense"), "metric")
   n_iter <- check_count(n_iter, "n_iter", 1)
@@ -134,30 +135,29 @@ hmc_sample_mv <- function(log_density, init, gradient = NULL, n_iter = 1000,
       adapt_delta <= 0 || adapt_delta >= 1) {
     stop("`adapt_delta` must be a number strictly between 0 and 1", call. = FALSE)
   }
+  init <- init %||% model_init(log_density)
   init_radius <- if (is.matrix(init)) 0 else 0.1
   init <- check_init(init, chains)
   seed <- check_seed(seed)
   tg <- mcmc_target(log_density, init, lower, upper, backend, ...)
   grad <- hmc_gradient(log_density, gradient, tg, init, ...)
 
-  ptr <- .cpp_hmc_new(init, tg$lower, tg$upper, metric, warmup, n_iter,
-                      adapt_delta, max_leapfrog, init_radius, seed)
-  t0 <- proc.time()[["elapsed"]]
-  .cpp_hmc_start(ptr, tg$target, grad)
-  total <- warmup + n_iter
-  chunk <- max(1L, as.integer(ceiling(total / 100)))
-  show <- interactive() && requireNamespace("cli", quietly = TRUE)
-  if (show) bar <- cli::cli_progress_bar("HMC", total = total, clear = TRUE)
-  done <- 0L
-  t_warmup <- if (warmup == 0L) 0 else NA_real_
-  while (done < total) {
-    step <- if (done < warmup) min(chunk, warmup - done) else chunk
-    done <- done + .cpp_hmc_run(ptr, tg$target, grad, step)
-    if (done == warmup) t_warmup <- proc.time()[["elapsed"]] - t0
-    if (show) cli::cli_progress_update(id = bar, set = done)
+  index <- chain_group_index(chains, check_count(chain_groups, "chain_groups", 1))
+  devices <- check_devices(devices)
+  # One run of the chains `idx` (a chain group), in this session or a worker.
+  run_group <- function(group, idx) {
+    target <- model_rebuild_data(tg$target)
+    ptr <- .cpp_hmc_new(init[idx, , drop = FALSE], tg$lower, tg$upper, metric, warmup,
+                        n_iter, adapt_delta, max_leapfrog, init_radius, seed, idx[1L] - 1L)
+    .cpp_hmc_start(ptr, target, grad)
+    run_sampler_loop(function(step) .cpp_hmc_run(ptr, target, grad, step),
+                     function() warmup + n_iter, function() .cpp_hmc_result(ptr),
+                     warmup, n_iter, "HMC")
   }
+  t0 <- proc.time()[["elapsed"]]
+  res <- merge_group_results(run_chain_groups(index, run_group, devices), index)
   elapsed <- proc.time()[["elapsed"]] - t0
-  res <- .cpp_hmc_result(ptr)
+  t_warmup <- res$warmup_seconds
   if (sum(res$n_divergent) > 0) {
     warning(sprintf(paste0("%d divergent transitions after warmup (per chain: %s); ",
                            "the draws may miss part of the posterior: try a higher ",

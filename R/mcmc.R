@@ -184,3 +184,34 @@ new_clbayes_fit <- function(res, tg, time, sampler, settings) {
     list(backend = tg$backend))
   structure(fit[!vapply(fit, is.null, logical(1))], class = "clbayes_fit")
 }
+
+# The loop every sampler's R function runs over its C++ object, in pieces so
+# that a progress bar moves (interactive sessions) and interrupts are seen
+# between pieces: `run(step)` runs at most `step` iterations and returns how
+# many it ran; `total()` is warmup + n_iter as the sampler now sees it
+# (warmup may be extended at its end); `result()` the C++ result list, to
+# which the warmup's length (`warmup_total`) and time (`warmup_seconds`) are
+# added.
+run_sampler_loop <- function(run, total, result, warmup, n_iter, label) {
+  t0 <- proc.time()[["elapsed"]]
+  all <- warmup + n_iter
+  chunk <- max(1L, as.integer(ceiling(all / 100)))
+  show <- interactive() && requireNamespace("cli", quietly = TRUE)
+  if (show) bar <- cli::cli_progress_bar(label, total = all, clear = TRUE)
+  done <- 0L
+  t_warmup <- if (warmup == 0L) 0 else NA_real_
+  while (done < all) {
+    step <- if (done < warmup) min(chunk, warmup - done) else chunk
+    done <- done + run(step)
+    if (done == warmup) {
+      warmup <- total() - n_iter
+      all <- warmup + n_iter
+      if (done == warmup) t_warmup <- proc.time()[["elapsed"]] - t0
+    }
+    if (show) cli::cli_progress_update(id = bar, set = done, total = all)
+  }
+  res <- result()
+  res$warmup_total <- warmup
+  res$warmup_seconds <- t_warmup
+  res
+}

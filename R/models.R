@@ -316,15 +316,10 @@ glm_model_build <- function(resp, x, stan, prior, prior_intercept, prior_aux, n_
   nm <- c(names, if (n_aux == 1L) extra, if (n_cuts > 0L) paste0("cuts[", seq_len(n_cuts), "]"))
   # the core's rows: a two-column binomial response is one Bernoulli row
   # per trial
-  if (is.null(resp$trials)) {
-    xc <- x
-    yc <- resp$y
-  } else {
-    rows <- c(rep(seq_along(resp$y), resp$y), rep(seq_along(resp$y), resp$trials - resp$y))
-    xc <- x[rows, , drop = FALSE]
-    yc <- rep(c(1, 0), c(sum(resp$y), sum(resp$trials - resp$y)))
-  }
-  data <- gpu_glm_data(xc, yc)  # checks y's support and uploads when a device exists
+  data <- glm_model_data(x, resp$y, resp$trials)  # checks y; uploads when a device exists
+  xc <- data$x
+  yc <- data$y
+  data <- data$data
   model <- structure(list(family = stan, data = data, priors = priors,
                           prior = prior, prior_intercept = prior_intercept,
                           prior_aux = prior_aux, has_intercept = has_intercept,
@@ -347,6 +342,36 @@ glm_model_build <- function(resp, x, stan, prior, prior_intercept, prior_aux, n_
 # 10^5 evenly spaced rows) with sigma their residual sd and phi a moment
 # estimate; zeros (sigma, phi = 1, cuts spread around zero) where the fit
 # fails and for the categorical families.
+# The likelihood's data of a GLM: a two-column binomial response becomes
+# one Bernoulli row per trial (x repeated); `data` is its gpu_glm_data.
+glm_model_data <- function(x, y, trials) {
+  if (!is.null(trials)) {
+    rows <- c(rep(seq_along(y), y), rep(seq_along(y), trials - y))
+    x <- x[rows, , drop = FALSE]
+    y <- rep(c(1, 0), c(sum(y), sum(trials - y)))
+  }
+  list(x = x, y = y, data = gpu_glm_data(x, y))
+}
+
+# A model whose data handle does not survive serialisation (an external
+# pointer, as in a future's worker) gets it again from the host data it
+# keeps: glm_model from x, y and trials, gp_model from y, X and coords.
+model_rebuild_data <- function(model) {
+  if (!inherits(model, "clbayes_model") || is.null(model$data$ptr) ||
+      !identical(model$data$ptr, methods::new("externalptr"))) {
+    return(model)
+  }
+  if (inherits(model, "clbayes_glm_model")) {
+    model$data <- glm_model_data(model$x, model$y, model$trials)$data
+  } else if (inherits(model, "clbayes_gp_model")) {
+    model$data <- gpu_gp_data(model$y, model$X, model$coords)
+  } else {
+    stop(sprintf("`log_density`: a %s holds device data that cannot be rebuilt here",
+                 class(model)[1L]), call. = FALSE)
+  }
+  model
+}
+
 glm_model_init <- function(model, x, y) {
   nm <- model$names
   theta <- stats::setNames(numeric(length(nm)), nm)
@@ -525,7 +550,8 @@ gp_model <- function(y, X = NULL, coords,
                  names = c("kappa", "psi", "phi"), size = n, n_obs = n, device_path = TRUE,
                  threshold_option = "clbayes.threshold.gp_model", threshold = 100,
                  use_device = FALSE, lower = c(0, 0, pr$phi[1]),
-                 upper = c(Inf, Inf, pr$phi[2]), init = start),
+                 upper = c(Inf, Inf, pr$phi[2]), init = start,
+                 y = y, X = X, coords = coords),
             class = c("clbayes_gp_model", "clbayes_model"))
 }
 

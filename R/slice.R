@@ -114,6 +114,21 @@
 #'   is reported as `center` and `scale` in the fit. `metric = "diagonal"`
 #'   adapts the widths only, on the (unconstrained) variables.
 #'
+#' @section Chain groups:
+#' With `chain_groups = G > 1` each group is evaluated as
+#' `future::future(...)`, so `future::plan(multisession, workers = 2)` runs
+#' two groups at once on one machine, `plan(cluster, workers = c("node1",
+#' "node2"))` on two machines, and a `future.batchtools` plan sends each group
+#' to a scheduler (one GPU per job with `devices`). What the workers need:
+#' clbayes installed; an R `log_density` travels with the variables it uses
+#' (future's globals), and packages it calls are loaded through future's
+#' `packages` conventions. A model's data on a device do not travel: each
+#' worker rebuilds them from the host data the model keeps. The merged fit
+#' holds every chain (`fit$chain_group` says which group each came from),
+#' and [summary()][summary.clbayes_fit()] computes R-hat across all of them.
+#' A failing group stops the call with an error naming the group after the
+#' others have finished. See `vignette("getting-started")`.
+#'
 #' @section Guards:
 #' A log density that is `NaN` (or `NA`) is read as `-Inf` (outside the
 #' support) and counted (`n_nan` in the fit), with a warning at the end; if
@@ -178,6 +193,21 @@
 #' @param init_radius Half-width of the uniform offsets, on the
 #'   unconstrained scale, that disperse a single `init` over the chains; 0
 #'   starts every chain at `init`.
+#' @param chain_groups The number of groups the chains are split into
+#'   (consecutive chains, sizes differing by at most one). Each group is a
+#'   run of its own: it adapts its widths and metric on its own chains, and
+#'   runs as one future under the [future::plan()] the user has set (the
+#'   package never sets one), so groups can run in parallel processes, on
+#'   other machines or as cluster jobs. Chain `c` always draws from random
+#'   stream `c` of `seed`, so the draws depend on `seed` and `chain_groups`
+#'   only, never on the plan. With one group (the default) no future is used.
+#'   See the section "Chain groups".
+#' @param devices `NULL`, or OpenCL devices for the groups as [gpu_select()]
+#'   takes them: a two-column matrix of (platform, device), rows of
+#'   [gpu_devices()], or a list of pairs; group `g` selects device
+#'   `(g - 1) %% n + 1` before it runs. A worker where that device cannot be
+#'   selected runs as `backend` allows and says so in the fit
+#'   (`fit$groups[[g]]$device`).
 #' @param ... Further arguments passed to `log_density` when it is a
 #'   function. With a model object, none are allowed.
 #' @return A `clbayes_fit`: a list with `draws` (iteration x chain x
@@ -205,6 +235,7 @@ slice_sample_mv <- function(log_density, init = NULL, n_iter = 500, width = NULL
                             metric = c("dense", "diagonal"),
                             lower = NULL, upper = NULL,
                             warmup_extend = warmup, init_radius = 2,
+                            chain_groups = 1, devices = NULL,
                             backend = getOption("clbayes.backend", "auto"),
                             ...) {
   init <- init %||% model_init(log_density)
@@ -253,34 +284,26 @@ slice_sample_mv <- function(log_density, init = NULL, n_iter = 500, width = NULL
             "from the target", call. = FALSE)
   }
 
-  ptr <- .cpp_slice_new(init, width, tg$lower, tg$upper, method, stepout, metric,
-                        n_proposals, warmup, n_iter, max_steps, seed,
-                        if (one_point) as.double(init_radius) else 0, width_on_u,
-                        warmup_extend, memory_limit())
+  index <- chain_group_index(chains, check_count(chain_groups, "chain_groups", 1))
+  devices <- check_devices(devices)
+  radius <- if (one_point) as.double(init_radius) else 0
+  limit <- memory_limit()
+  # One run of the chains `idx` (a chain group), in this session or a worker.
+  run_group <- function(group, idx) {
+    target <- model_rebuild_data(tg$target)
+    ptr <- .cpp_slice_new(init[idx, , drop = FALSE], width, tg$lower, tg$upper, method,
+                          stepout, metric, n_proposals, warmup, n_iter, max_steps, seed,
+                          radius, width_on_u, warmup_extend, limit, idx[1L] - 1L)
+    .cpp_slice_start(ptr, target)
+    run_sampler_loop(function(step) .cpp_slice_run(ptr, target, step),
+                     function() .cpp_slice_total(ptr), function() .cpp_slice_result(ptr),
+                     warmup, n_iter, "Slice sampling")
+  }
   t0 <- proc.time()[["elapsed"]]
-  .cpp_slice_start(ptr, target)
-  total <- warmup + n_iter
-  chunk <- max(1L, as.integer(ceiling(total / 100)))
-  show <- interactive() && requireNamespace("cli", quietly = TRUE)
-  if (show) {
-    bar <- cli::cli_progress_bar("Slice sampling", total = total, clear = TRUE)
-  }
-  done <- 0L
-  t_warmup <- if (warmup == 0L) 0 else NA_real_
-  while (done < total) {
-    step <- if (done < warmup) min(chunk, warmup - done) else chunk
-    done <- done + .cpp_slice_run(ptr, target, step)
-    # Warmup may have been extended at its end.
-    if (done == warmup) {
-      warmup <- .cpp_slice_total(ptr) - n_iter
-      total <- warmup + n_iter
-      if (done == warmup) t_warmup <- proc.time()[["elapsed"]] - t0
-    }
-    if (show) cli::cli_progress_update(id = bar, set = done, total = total)
-  }
+  res <- merge_group_results(run_chain_groups(index, run_group, devices), index)
   elapsed <- proc.time()[["elapsed"]] - t0
-  res <- .cpp_slice_result(ptr)
-  warmup_rhat <- res$warmup_rhat
+  t_warmup <- res$warmup_seconds
+  warmup <- res$warmup_total
   res$warmup_done <- NULL
   slice_warnings(res, warmup, warmup_extend, tg$vars)
   new_clbayes_fit(res, tg, time = c(total = elapsed, warmup = t_warmup,

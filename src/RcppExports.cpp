@@ -444,8 +444,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // cpp_hmc_new
-SEXP cpp_hmc_new(Rcpp::NumericMatrix init, Rcpp::NumericVector lower, Rcpp::NumericVector upper, std::string metric, int warmup, int n_iter, double adapt_delta, int max_leapfrog, double init_radius, double seed);
-RcppExport SEXP _clbayes_cpp_hmc_new(SEXP initSEXP, SEXP lowerSEXP, SEXP upperSEXP, SEXP metricSEXP, SEXP warmupSEXP, SEXP n_iterSEXP, SEXP adapt_deltaSEXP, SEXP max_leapfrogSEXP, SEXP init_radiusSEXP, SEXP seedSEXP) {
+SEXP cpp_hmc_new(Rcpp::NumericMatrix init, Rcpp::NumericVector lower, Rcpp::NumericVector upper, std::string metric, int warmup, int n_iter, double adapt_delta, int max_leapfrog, double init_radius, double seed, int first_stream);
+RcppExport SEXP _clbayes_cpp_hmc_new(SEXP initSEXP, SEXP lowerSEXP, SEXP upperSEXP, SEXP metricSEXP, SEXP warmupSEXP, SEXP n_iterSEXP, SEXP adapt_deltaSEXP, SEXP max_leapfrogSEXP, SEXP init_radiusSEXP, SEXP seedSEXP, SEXP first_streamSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -459,7 +459,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< int >::type max_leapfrog(max_leapfrogSEXP);
     Rcpp::traits::input_parameter< double >::type init_radius(init_radiusSEXP);
     Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_hmc_new(init, lower, upper, metric, warmup, n_iter, adapt_delta, max_leapfrog, init_radius, seed));
+    Rcpp::traits::input_parameter< int >::type first_stream(first_streamSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_hmc_new(init, lower, upper, metric, warmup, n_iter, adapt_delta, max_leapfrog, init_radius, seed, first_stream));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -663,8 +664,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // cpp_slice_new
-SEXP cpp_slice_new(Rcpp::NumericMatrix init, Rcpp::NumericVector width, Rcpp::NumericVector lower, Rcpp::NumericVector upper, std::string method, std::string stepout, std::string metric, int n_proposals, int warmup, int n_iter, int max_steps, double seed, double init_radius, bool width_on_u, int warmup_extend, double memory_limit);
-RcppExport SEXP _clbayes_cpp_slice_new(SEXP initSEXP, SEXP widthSEXP, SEXP lowerSEXP, SEXP upperSEXP, SEXP methodSEXP, SEXP stepoutSEXP, SEXP metricSEXP, SEXP n_proposalsSEXP, SEXP warmupSEXP, SEXP n_iterSEXP, SEXP max_stepsSEXP, SEXP seedSEXP, SEXP init_radiusSEXP, SEXP width_on_uSEXP, SEXP warmup_extendSEXP, SEXP memory_limitSEXP) {
+SEXP cpp_slice_new(Rcpp::NumericMatrix init, Rcpp::NumericVector width, Rcpp::NumericVector lower, Rcpp::NumericVector upper, std::string method, std::string stepout, std::string metric, int n_proposals, int warmup, int n_iter, int max_steps, double seed, double init_radius, bool width_on_u, int warmup_extend, double memory_limit, int first_stream);
+RcppExport SEXP _clbayes_cpp_slice_new(SEXP initSEXP, SEXP widthSEXP, SEXP lowerSEXP, SEXP upperSEXP, SEXP methodSEXP, SEXP stepoutSEXP, SEXP metricSEXP, SEXP n_proposalsSEXP, SEXP warmupSEXP, SEXP n_iterSEXP, SEXP max_stepsSEXP, SEXP seedSEXP, SEXP init_radiusSEXP, SEXP width_on_uSEXP, SEXP warmup_extendSEXP, SEXP memory_limitSEXP, SEXP first_streamSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -684,7 +685,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< bool >::type width_on_u(width_on_uSEXP);
     Rcpp::traits::input_parameter< int >::type warmup_extend(warmup_extendSEXP);
     Rcpp::traits::input_parameter< double >::type memory_limit(memory_limitSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_slice_new(init, width, lower, upper, method, stepout, metric, n_proposals, warmup, n_iter, max_steps, seed, init_radius, width_on_u, warmup_extend, memory_limit));
+    Rcpp::traits::input_parameter< int >::type first_stream(first_streamSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_slice_new(init, width, lower, upper, method, stepout, metric, n_proposals, warmup, n_iter, max_steps, seed, init_radius, width_on_u, warmup_extend, memory_limit, first_stream));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -924,7 +926,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_clbayes_cpp_scalar_multiply", (DL_FUNC) &_clbayes_cpp_scalar_multiply, 3},
     {"_clbayes_cpp_multiply", (DL_FUNC) &_clbayes_cpp_multiply, 2},
     {"_clbayes_cpp_transpose", (DL_FUNC) &_clbayes_cpp_transpose, 1},
-    {"_clbayes_cpp_hmc_new", (DL_FUNC) &_clbayes_cpp_hmc_new, 10},
+    {"_clbayes_cpp_hmc_new", (DL_FUNC) &_clbayes_cpp_hmc_new, 11},
     {"_clbayes_cpp_hmc_start", (DL_FUNC) &_clbayes_cpp_hmc_start, 3},
     {"_clbayes_cpp_hmc_run", (DL_FUNC) &_clbayes_cpp_hmc_run, 4},
     {"_clbayes_cpp_hmc_result", (DL_FUNC) &_clbayes_cpp_hmc_result, 1},
@@ -941,7 +943,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_clbayes_cpp_sum", (DL_FUNC) &_clbayes_cpp_sum, 4},
     {"_clbayes_cpp_sum_gpu", (DL_FUNC) &_clbayes_cpp_sum_gpu, 3},
     {"_clbayes_cpp_sum_tuned", (DL_FUNC) &_clbayes_cpp_sum_tuned, 4},
-    {"_clbayes_cpp_slice_new", (DL_FUNC) &_clbayes_cpp_slice_new, 16},
+    {"_clbayes_cpp_slice_new", (DL_FUNC) &_clbayes_cpp_slice_new, 17},
     {"_clbayes_cpp_slice_start", (DL_FUNC) &_clbayes_cpp_slice_start, 2},
     {"_clbayes_cpp_slice_run", (DL_FUNC) &_clbayes_cpp_slice_run, 3},
     {"_clbayes_cpp_slice_total", (DL_FUNC) &_clbayes_cpp_slice_total, 1},

@@ -9,6 +9,8 @@
 #include <clbayes/glm/glm_lp.hpp>
 #include <clbayes/mcmc/evaluator.hpp>
 
+#include <cmath>
+#include <cstdint>
 #include <memory>
 
 namespace glue {
@@ -30,6 +32,13 @@ inline clbayes::batched::gp_loglik& as_gp_loglik(SEXP ptr, const char* arg) {
     Rcpp::stop("`%s` is an invalid gpu_gp_data object (it does not survive saving "
                "and reloading); create it again with gpu_gp_data()", arg);
   return *d;
+}
+
+/** A sampler's seed from R (a double holding a whole number in [0, 2^53)). */
+inline std::uint64_t as_seed(double seed) {
+  if (!(seed >= 0) || seed >= 9007199254740992.0 || std::floor(seed) != seed)
+    throw clbayes::invalid_argument("seed", "must be a whole number in [0, 2^53)");
+  return static_cast<std::uint64_t>(seed);
 }
 
 /** The evaluator for a sampler's target: an R function of a matrix of

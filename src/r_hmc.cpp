@@ -34,7 +34,8 @@ Rcpp::NumericVector draws_array(const std::vector<double>& d, int rows, int chai
 // [[Rcpp::export(.cpp_hmc_new)]]
 SEXP cpp_hmc_new(Rcpp::NumericMatrix init, Rcpp::NumericVector lower,
                  Rcpp::NumericVector upper, std::string metric, int warmup, int n_iter,
-                 double adapt_delta, int max_leapfrog, double init_radius, double seed) {
+                 double adapt_delta, int max_leapfrog, double init_radius, double seed,
+                 int first_stream) {
   ch::options opt;
   opt.metric = ch::parse_metric(metric);
   opt.warmup = warmup;
@@ -42,9 +43,8 @@ SEXP cpp_hmc_new(Rcpp::NumericMatrix init, Rcpp::NumericVector lower,
   opt.adapt_delta = adapt_delta;
   opt.max_leapfrog = max_leapfrog;
   opt.init_radius = init_radius;
-  if (!(seed >= 0) || seed >= 9007199254740992.0 || std::floor(seed) != seed)
-    throw clbayes::invalid_argument("seed", "must be a whole number in [0, 2^53)");
-  opt.seed = static_cast<std::uint64_t>(seed);
+  opt.seed = glue::as_seed(seed);
+  opt.first_stream = first_stream;
   Rcpp::XPtr<ch::sampler> ptr(
       new ch::sampler(
           Eigen::Map<const Eigen::MatrixXd>(init.begin(), init.nrow(), init.ncol()), opt,

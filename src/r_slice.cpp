@@ -31,7 +31,7 @@ SEXP cpp_slice_new(Rcpp::NumericMatrix init, Rcpp::NumericVector width,
                    std::string method, std::string stepout, std::string metric,
                    int n_proposals, int warmup, int n_iter, int max_steps,
                    double seed, double init_radius, bool width_on_u,
-                   int warmup_extend, double memory_limit) {
+                   int warmup_extend, double memory_limit, int first_stream) {
   cs::options opt;
   opt.method = cs::parse_method(method);
   opt.stepout = cs::parse_stepout(stepout);
@@ -44,9 +44,8 @@ SEXP cpp_slice_new(Rcpp::NumericMatrix init, Rcpp::NumericVector width,
   opt.width_on_u = width_on_u;
   opt.warmup_extend = warmup_extend;
   opt.memory_limit = memory_limit;
-  if (!(seed >= 0) || seed >= 9007199254740992.0 || std::floor(seed) != seed)
-    throw clbayes::invalid_argument("seed", "must be a whole number in [0, 2^53)");
-  opt.seed = static_cast<std::uint64_t>(seed);
+  opt.seed = glue::as_seed(seed);
+  opt.first_stream = first_stream;
   Rcpp::XPtr<cs::sampler> ptr(
       new cs::sampler(
           Eigen::Map<const Eigen::MatrixXd>(init.begin(), init.nrow(), init.ncol()),

@@ -43,3 +43,64 @@ test_that("a failing group gives an error naming it", {
   run <- function(g, chains) if (g == 2) stop("no memory") else list(n_evals = 1)
   expect_error(clbayes:::run_chain_groups(idx, run), "chain group 2 failed: no memory")
 })
+
+test_that("slice and HMC draws depend on the seed and the groups, not the plan", {
+  skip_if_not_installed("future")
+  ld <- function(x) -0.5 * rowSums(x^2)
+  gr <- function(x) -x
+  # Short runs: their convergence warnings are not what this test is about.
+  run_slice <- function() suppressWarnings(slice_sample_mv(
+    ld, init = c(a = 0, b = 0), n_iter = 40, warmup = 30, chains = 4, chain_groups = 2,
+    seed = 5))
+  run_hmc <- function() suppressWarnings(hmc_sample_mv(
+    ld, init = c(0, 0), gradient = gr, n_iter = 30, warmup = 30, chains = 4,
+    chain_groups = 2, seed = 5))
+  old <- future::plan(future::sequential)
+  on.exit(future::plan(old), add = TRUE)
+  s1 <- run_slice()
+  h1 <- run_hmc()
+  future::plan(future::multisession, workers = 2)
+  s2 <- run_slice()
+  h2 <- run_hmc()
+  expect_identical(as.array(s1), as.array(s2))
+  expect_identical(as.array(h1), as.array(h2))
+  expect_equal(s1$chain_group, c(1L, 1L, 2L, 2L))
+  expect_length(s1$groups, 2L)
+  # Chains of a group draw what they would draw as the first chains of a run.
+  one <- suppressWarnings(slice_sample_mv(ld, init = c(a = 0, b = 0), n_iter = 40,
+                                          warmup = 30, chains = 2, seed = 5))
+  expect_identical(as.array(one), as.array(s1)[, 1:2, , drop = FALSE])
+  expect_false(identical(as.array(s1)[, 1:2, ], as.array(s1)[, 3:4, ]))
+})
+
+test_that("merged groups sample the target, and a model travels to workers", {
+  skip_if_not_installed("future")
+  old <- future::plan(future::multisession, workers = 2)
+  on.exit(future::plan(old), add = TRUE)
+  set.seed(3)
+  d <- data.frame(x = rnorm(300))
+  d$y <- rpois(300, exp(0.3 + 0.5 * d$x))
+  m <- glm_model(y ~ x, data = d, family = poisson())
+  fit <- slice_sample_mv(m, n_iter = 300, warmup = 200, chains = 8, chain_groups = 2,
+                         seed = 2, backend = if (gpu_available()) "opencl" else "cpu")
+  ref <- glm(y ~ x, data = d, family = poisson())
+  s <- summary(fit)
+  se <- sqrt(diag(vcov(ref)))
+  expect_lt(max(abs(s$mean - coef(ref)) / se), 0.5)
+  expect_true(all(abs(s$sd / se - 1) < 0.2))
+  expect_true(all(s$rhat < 1.05))
+})
+
+test_that("a failing worker gives an error naming its group", {
+  skip_if_not_installed("future")
+  old <- future::plan(future::multisession, workers = 2)
+  on.exit(future::plan(old), add = TRUE)
+  ld <- function(x) {
+    if (nrow(x) > 0 && Sys.getpid() != main_pid) stop("worker lost its data")
+    -0.5 * rowSums(x^2)
+  }
+  main_pid <- Sys.getpid()
+  expect_error(slice_sample_mv(ld, init = c(0, 0), n_iter = 20, warmup = 10, chains = 2,
+                               chain_groups = 2, seed = 1),
+               "chain group 1 failed: worker lost its data")
+})

@@ -64,13 +64,14 @@ struct options {
   int max_leapfrog = 1000;     // most leapfrog steps of one trajectory
   double init_radius = 0;      // initial points moved by uniform(-r, r) on u
   std::uint64_t seed = 1;
+  int first_stream = 0;        // chain c uses stream first_stream + c
 };
 
 class sampler {
  public:
   /** @param init chains x dim starting points (on the variables' scale). */
   sampler(const Eigen::MatrixXd& init, const options& opt, const mcmc::support& bounds)
-      : opt_(opt), state_(init, opt.seed), bounds_(bounds),
+      : opt_(opt), state_(init, opt.seed, opt.first_stream), bounds_(bounds),
         metric_(static_cast<int>(init.cols())), coord_(metric_, bounds_), on_z_(coord_),
         schedule_(opt.warmup) {
     const int n = static_cast<int>(init.rows()), k = static_cast<int>(init.cols());

@@ -79,6 +79,9 @@ struct options {
   int n_iter = 1000;
   int max_steps = 100;
   std::uint64_t seed = 1;
+  /** Chain c uses random stream first_stream + c of the seed: a group of
+   *  chains run on its own draws what it would draw in one run. */
+  int first_stream = 0;
   /** > 0: each chain starts at init + uniform(-r, r) offsets on the
    *  unconstrained scale (Stan's init_r), retried while the density is not
    *  finite. */
@@ -138,7 +141,7 @@ class sampler {
 
   sampler(const Eigen::MatrixXd& init, const Eigen::VectorXd& width,
           const options& opt, const mcmc::support& bounds)
-      : opt_(checked(opt, init)), state_(init, opt.seed), width_(width),
+      : opt_(checked(opt, init)), state_(init, opt.seed, opt.first_stream), width_(width),
         bounds_(bounds), metric_(static_cast<int>(init.cols())),
         coord_(metric_, bounds_), on_z_(coord_), warmup_(opt.warmup) {
     const int k = static_cast<int>(init.cols());
