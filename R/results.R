@@ -1,18 +1,18 @@
-# Reading the measured benchmark figures of inst/bench/RESULTS.md, so that the
+# Reading the measured benchmark figures of inst/bench/logs/history.md, so that the
 # vignettes show tables and plots from the file instead of typed numbers.
 # Internal: used by the vignettes (clbayes:::bench_results_table()) and by
 # inst/bench/run_all.R.
 
-# The installed RESULTS.md ("" when the package was installed without it).
+# The installed run log inst/bench/logs/history.md ("" when the package was installed without it).
 bench_results_file <- function() {
-  system.file("bench", "RESULTS.md", package = "clbayes")
+  system.file("bench", "logs", "history.md", package = "clbayes")
 }
 
 # One markdown table under a heading of a markdown file, as a data frame.
 #
 # section: the start of the heading's text (after the #s), matched exactly
 #   and case-sensitively; the last heading that starts with it is used
-#   (RESULTS.md appends runs in time order, so that is the latest record).
+#   (the log appends runs in time order, so that is the latest record).
 #   The section runs to the next heading of the same or a higher level
 #   (as many or fewer #s); lines inside ``` fences are not headings.
 # table_index: which table of the section, 1 for the first; or a column
@@ -43,7 +43,7 @@ bench_results_table <- function(section, table_index = 1L,
   if (is.null(lines)) {
     if (!is.character(file) || length(file) != 1L || is.na(file) ||
         !nzchar(file) || !file.exists(file)) {
-      stop("`file` must name an existing markdown file (RESULTS.md is not ",
+      stop("`file` must name an existing markdown file (inst/bench/logs/history.md is not ",
            "installed?)", call. = FALSE)
     }
     lines <- readLines(file, warn = FALSE, encoding = "UTF-8")
@@ -151,7 +151,7 @@ md_machine_date <- function(texts) {
   c(machine = NA_character_, date = NA_character_)
 }
 
-# A table of RESULTS.md as a knitr::kable, captioned with its machine and
+# A table of the run log as a knitr::kable, captioned with its machine and
 # date; the cells as recorded (no rounding), numbers right-aligned. For the
 # vignettes.
 bench_results_kable <- function(section, index = 1, columns = NULL,
@@ -160,7 +160,7 @@ bench_results_kable <- function(section, index = 1, columns = NULL,
   t <- bench_results_table(section, index, file = file, convert = FALSE)
   num <- vapply(bench_results_table(section, index, file = file),
                 is.numeric, logical(1))
-  cap <- sprintf("%s, measured on %s, %s (inst/bench/RESULTS.md)",
+  cap <- sprintf("%s, measured on %s, %s (inst/bench/logs/history.md)",
                  sub(" *\\(.*$", "", attr(t, "heading")), attr(t, "machine"),
                  attr(t, "date"))
   if (!is.null(columns)) {

@@ -71,6 +71,20 @@ hmc <- list(ess = ess_min(hmc_draws), rhat = rhat_max(hmc_draws), time = hmc_tim
             mean = apply(hmc_draws, 3L, mean), sd = apply(hmc_draws, 3L, sd),
             warmup_time = fit$time[["warmup"]])
 
+# The same posterior as a model object: the batched C++ likelihood and
+# gradient of glm_model() (one pass over X per leapfrog step for all chains).
+colnames(X) <- paste0("x", seq_len(k))
+m <- glm_model(y ~ ., data = data.frame(y = y, X), family = binomial(),
+               prior = normal(0, 2.5), prior_intercept = normal(0, 10))
+t0 <- proc.time()[["elapsed"]]
+fit_m <- hmc_sample_mv(m, n_iter = hmc_iter, warmup = hmc_warmup, chains = hmc_chains,
+                       seed = 1, backend = "cpu")
+model_time <- proc.time()[["elapsed"]] - t0
+md <- as.array(fit_m)
+model_row <- list(ess = ess_min(md), rhat = rhat_max(md), time = model_time,
+                  grads = fit_m$n_gradients,
+                  grads_sampling = (fit_m$n_leapfrog - fit_m$n_leapfrog_warmup) * hmc_chains)
+
 nuts <- NULL
 if (requireNamespace("rstan", quietly = TRUE)) {
   code <- "
@@ -106,7 +120,14 @@ row <- function(name, r, chains, draws) {
 cat("\n| sampler | chains | draws kept | min ESS | max R-hat | wall s | min ES/s | grads/ES | grads/ES after warmup |\n")
 cat("|---|---|---|---|---|---|---|---|---|\n")
 cat(row("hmc_sample_mv (R density + gradient)", hmc, hmc_chains, hmc_iter * hmc_chains), "\n")
-if (!is.null(nuts)) cat(row("rstan NUTS", nuts, 4L, 4000L), "\n")
+cat(row("hmc_sample_mv (glm_model, C++ batch)", model_row, hmc_chains,
+        hmc_iter * hmc_chains), "\n")
+if (!is.null(nuts)) {
+  cat(row("rstan NUTS", nuts, 4L, 4000L), "\n")
+  cat(sprintf("\nmin ES/s ratio to NUTS: R density %.2f, glm_model %.2f\n",
+              (hmc$ess / hmc$time) / (nuts$ess / nuts$time),
+              (model_row$ess / model_row$time) / (nuts$ess / nuts$time)))
+}
 cat(sprintf(paste0("\nhmc: step size %.3f, trajectory length %.2f, accept %.3f, %d divergent ",
                    "after warmup (+%d in warmup), %.0f leapfrog steps (%.0f in warmup), ",
                    "%.1f ms per step, warmup %.1f s\n"),

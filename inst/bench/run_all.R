@@ -1,9 +1,9 @@
 # make bench: run every inst/bench/bench_*.R on this machine, rewrite the dev
-# section of inst/bench/RESULTS.md (between the lines <!-- dev:begin ... -->
+# section of inst/bench/logs/history.md (between the lines <!-- dev:begin ... -->
 # and <!-- dev:end -->) with their dated tables, and draw one speedup plot
 # per script into inst/bench/plots/.
 #   Rscript inst/bench/run_all.R [--dry-run]
-# --dry-run prints the section instead of writing RESULTS.md and the plots.
+# --dry-run prints the section instead of writing the log and the plots.
 # The sizes below keep the whole run to a few minutes on a 2-core machine;
 # on a GPU machine use the C++ drivers (inst/bench/README.md) for large sizes.
 suppressPackageStartupMessages(library(clbayes))
@@ -12,7 +12,7 @@ args <- commandArgs(trailingOnly = FALSE)
 script <- sub("^--file=", "", grep("^--file=", args, value = TRUE))
 bench_dir <- if (length(script)) dirname(normalizePath(script[1L])) else "inst/bench"
 dry_run <- "--dry-run" %in% commandArgs(trailingOnly = TRUE)
-results <- file.path(bench_dir, "RESULTS.md")
+results <- file.path(bench_dir, "logs", "history.md")
 plot_dir <- file.path(bench_dir, "plots")
 rscript <- file.path(R.home("bin"), "Rscript")
 `%||%` <- function(a, b) if (is.null(a)) b else a
@@ -189,7 +189,7 @@ if (dry_run) {
   b <- grep("^<!-- dev:begin", md)
   e <- grep("^<!-- dev:end", md)
   if (length(b) != 1L || length(e) != 1L || e < b) {
-    stop("RESULTS.md must hold one <!-- dev:begin ... --> line and one <!-- dev:end --> line after it")
+    stop("logs/history.md must hold one <!-- dev:begin ... --> line and one <!-- dev:end --> line after it")
   }
   writeLines(c(md[seq_len(b)], out, md[e:length(md)]), results)
   message(sprintf("wrote the dev section of %s and %d plot(s) in %.0f s", results,

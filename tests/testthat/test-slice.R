@@ -461,7 +461,7 @@ test_that("the core refuses a run larger than its memory limit", {
   # by R, is reached through .cpp_slice_new directly
   expect_error(clbayes:::.cpp_slice_new(matrix(0, 2, 2), c(1, 1), c(-Inf, -Inf),
                                         c(Inf, Inf), "univariate", "warmup", "dense",
-                                        1L, 10L, 10L, 100L, 1, 0, FALSE, 0L, 100),
+                                        1L, 10L, 10L, 100L, 1, 0, FALSE, 0L, 100, 0L),
                "`chains` needs")
 })
 
