@@ -4,7 +4,10 @@
 # normal(0, 0.2), intercept 0.5), priors normal(0, 2.5) on the coefficients
 # and normal(0, 10) on the intercept.
 #
-#   Rscript inst/bench/bench_hmc.R [small|full] [hmc_warmup] [hmc_iter] [chains]
+#   Rscript inst/bench/bench_hmc.R [small|full] [hmc_warmup] [hmc_iter] [chains] [all|model]
+#
+# "model" leaves out the R density + gradient run (the slow one on 2 cores)
+# and compares glm_model() with NUTS only.
 #
 # "small": 2000 x 10 (a quick check on 2 cores); "full": 10^4 x 100, the
 # issue's case. NUTS: 4 chains, 1000 + 1000 iterations, run one after the
@@ -19,6 +22,7 @@ case <- if (length(args) >= 1) args[[1]] else "small"
 hmc_warmup <- if (length(args) >= 2) as.integer(args[[2]]) else 1000L
 hmc_iter <- if (length(args) >= 3) as.integer(args[[3]]) else 1000L
 hmc_chains <- if (length(args) >= 4) as.integer(args[[4]]) else 16L
+with_r_density <- !(length(args) >= 5 && args[[5]] == "model")
 suppressPackageStartupMessages(library(clbayes))
 
 dims <- switch(case, small = c(2000, 10), full = c(1e4, 100),
@@ -60,16 +64,19 @@ rhat_max <- function(draws) {
 }
 
 cat(sprintf("# logistic regression %d x %d, %s\n", n, k, format(Sys.time(), tz = "UTC", usetz = TRUE)))
-t0 <- proc.time()[["elapsed"]]
-fit <- hmc_sample_mv(log_density, init = setNames(rep(0, k + 1), vars), gradient = gradient,
-                     n_iter = hmc_iter, warmup = hmc_warmup, chains = hmc_chains, seed = 1)
-hmc_time <- proc.time()[["elapsed"]] - t0
-hmc_draws <- as.array(fit)
-hmc <- list(ess = ess_min(hmc_draws), rhat = rhat_max(hmc_draws), time = hmc_time,
-            grads = fit$n_gradients,
-            grads_sampling = (fit$n_leapfrog - fit$n_leapfrog_warmup) * hmc_chains,
-            mean = apply(hmc_draws, 3L, mean), sd = apply(hmc_draws, 3L, sd),
-            warmup_time = fit$time[["warmup"]])
+hmc <- NULL
+if (with_r_density) {
+  t0 <- proc.time()[["elapsed"]]
+  fit <- hmc_sample_mv(log_density, init = setNames(rep(0, k + 1), vars), gradient = gradient,
+                       n_iter = hmc_iter, warmup = hmc_warmup, chains = hmc_chains, seed = 1)
+  hmc_time <- proc.time()[["elapsed"]] - t0
+  hmc_draws <- as.array(fit)
+  hmc <- list(ess = ess_min(hmc_draws), rhat = rhat_max(hmc_draws), time = hmc_time,
+              grads = fit$n_gradients,
+              grads_sampling = (fit$n_leapfrog - fit$n_leapfrog_warmup) * hmc_chains,
+              mean = apply(hmc_draws, 3L, mean), sd = apply(hmc_draws, 3L, sd),
+              warmup_time = fit$time[["warmup"]])
+}
 
 # The same posterior as a model object: the batched C++ likelihood and
 # gradient of glm_model() (one pass over X per leapfrog step for all chains).
@@ -119,23 +126,31 @@ row <- function(name, r, chains, draws) {
 }
 cat("\n| sampler | chains | draws kept | min ESS | max R-hat | wall s | min ES/s | grads/ES | grads/ES after warmup |\n")
 cat("|---|---|---|---|---|---|---|---|---|\n")
-cat(row("hmc_sample_mv (R density + gradient)", hmc, hmc_chains, hmc_iter * hmc_chains), "\n")
+if (!is.null(hmc)) {
+  cat(row("hmc_sample_mv (R density + gradient)", hmc, hmc_chains, hmc_iter * hmc_chains), "\n")
+}
 cat(row("hmc_sample_mv (glm_model, C++ batch)", model_row, hmc_chains,
         hmc_iter * hmc_chains), "\n")
 if (!is.null(nuts)) {
   cat(row("rstan NUTS", nuts, 4L, 4000L), "\n")
+  ratio <- function(r) if (is.null(r)) NA else (r$ess / r$time) / (nuts$ess / nuts$time)
   cat(sprintf("\nmin ES/s ratio to NUTS: R density %.2f, glm_model %.2f\n",
-              (hmc$ess / hmc$time) / (nuts$ess / nuts$time),
-              (model_row$ess / model_row$time) / (nuts$ess / nuts$time)))
+              ratio(hmc), ratio(model_row)))
 }
+shown <- if (is.null(hmc)) fit_m else fit
+shown_row <- if (is.null(hmc)) model_row else hmc
+shown_row$mean <- apply(as.array(shown), 3L, mean)
+shown_row$sd <- apply(as.array(shown), 3L, sd)
 cat(sprintf(paste0("\nhmc: step size %.3f, trajectory length %.2f, accept %.3f, %d divergent ",
                    "after warmup (+%d in warmup), %.0f leapfrog steps (%.0f in warmup), ",
                    "%.1f ms per step, warmup %.1f s\n"),
-            fit$step_size, fit$trajectory_length, fit$accept_rate, sum(fit$n_divergent),
-            fit$n_divergent_warmup, fit$n_leapfrog, fit$n_leapfrog_warmup,
-            1e3 * hmc_time / fit$n_leapfrog, hmc$warmup_time))
+            shown$step_size, shown$trajectory_length, shown$accept_rate,
+            sum(shown$n_divergent), shown$n_divergent_warmup, shown$n_leapfrog,
+            shown$n_leapfrog_warmup, 1e3 * shown_row$time / shown$n_leapfrog,
+            shown$time[["warmup"]]))
 if (!is.null(nuts)) {
   cat(sprintf("NUTS: %d divergent after warmup\n", nuts$div))
+  hmc <- shown_row
   z <- (hmc$mean - nuts$mean) / sqrt(hmc$sd^2 / hmc$ess + nuts$sd^2 / nuts$ess)
   cat(sprintf("hmc against NUTS: max |z| of the means %.2f (min-ESS MCSE), sd ratios %.3f-%.3f\n",
               max(abs(z)), min(hmc$sd / nuts$sd), max(hmc$sd / nuts$sd)))
