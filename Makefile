@@ -5,7 +5,7 @@ PKG := clbayes
 VERSION := $(shell sed -n 's/^Version: *//p' DESCRIPTION)
 TARBALL := $(PKG)_$(VERSION).tar.gz
 APT_PACKAGES := pocl-opencl-icd ocl-icd-opencl-dev opencl-clhpp-headers clinfo pandoc
-R_PACKAGES := Rcpp RcppEigen roxygen2 knitr rmarkdown coda posterior testthat cli processx callr future
+R_PACKAGES := Rcpp RcppEigen roxygen2 knitr rmarkdown coda posterior testthat cli processx callr future progressr
 
 .PHONY: setup setup-system setup-r docs build install demo check test bench bench-driver clean
 

@@ -44,7 +44,7 @@ check_devices <- function(devices) {
 # In a worker (or in the main session for one group): select the group's
 # device, then run the group. Returns the group's result with `device`, a
 # line saying where it ran.
-chain_group_run <- function(run_group, group, chains, device) {
+chain_group_run <- function(run_group, group, chains, device, progress = NULL) {
   where <- "default device selection"
   if (length(device)) {
     where <- tryCatch({
@@ -56,18 +56,22 @@ chain_group_run <- function(run_group, group, chains, device) {
               if (gpu_available()) "the selected device" else "the CPU")
     })
   }
-  res <- run_group(group, chains)
+  res <- run_group(group, chains, progress)
   res$device <- where
   res
 }
 
 # Run every group: one future each when the future package is installed
 # and there is more than one group, else in this session one after the
-# other (the draws are the same either way). `run_group(group, chains)`
-# returns the C++ result list of that group's run. A failing group stops
-# the call with an error naming the group, after the other groups have
-# been waited for.
-run_chain_groups <- function(index, run_group, devices = list()) {
+# other (the draws are the same either way). `run_group(group, chains,
+# progress)` returns the C++ result list of that group's run; `progress`
+# is NULL (one group: the run shows its own bar) or, with several groups
+# and progressr installed, a function of a number of iterations done that
+# moves one progressr progress bar over all groups (future's convention:
+# shown where the user enables progressr's handlers). A failing group
+# stops the call with an error naming the group, after the other groups
+# have been waited for.
+run_chain_groups <- function(index, run_group, devices = list(), steps = 0) {
   n <- length(index)
   device_of <- function(g) if (length(devices)) devices[[(g - 1L) %% length(devices) + 1L]]
   if (n == 1L || !requireNamespace("future", quietly = TRUE)) {
@@ -76,11 +80,18 @@ run_chain_groups <- function(index, run_group, devices = list()) {
                error = function(e) stop_group(g, e))
     }))
   }
+  progress <- NULL
+  if (steps > 0 && requireNamespace("progressr", quietly = TRUE)) {
+    bar <- progressr::progressor(steps = steps)
+    progress <- function(done) bar(amount = done)
+  }
   futures <- lapply(seq_len(n), function(g) {
+    chains <- index[[g]]
+    device <- device_of(g)
     future::future(
-      chain_group_run(run_group, g, chains, device),
+      chain_group_run(run_group, g, chains, device, progress),
       globals = list(chain_group_run = chain_group_run, run_group = run_group,
-                     g = g, chains = index[[g]], device = device_of(g)),
+                     g = g, chains = chains, device = device, progress = progress),
       # The draws come from the sampler's own streams, never from R's
       # generator, so future's check of R's random seed is left off.
       packages = "clbayes", seed = NULL, label = sprintf("clbayes chain group %d", g))

@@ -145,17 +145,18 @@ hmc_sample_mv <- function(log_density, init = NULL, gradient = NULL, n_iter = 10
   index <- chain_group_index(chains, check_count(chain_groups, "chain_groups", 1))
   devices <- check_devices(devices)
   # One run of the chains `idx` (a chain group), in this session or a worker.
-  run_group <- function(group, idx) {
+  run_group <- function(group, idx, progress) {
     target <- model_rebuild_data(tg$target)
     ptr <- .cpp_hmc_new(init[idx, , drop = FALSE], tg$lower, tg$upper, metric, warmup,
                         n_iter, adapt_delta, max_leapfrog, init_radius, seed, idx[1L] - 1L)
     .cpp_hmc_start(ptr, target, grad)
     run_sampler_loop(function(step) .cpp_hmc_run(ptr, target, grad, step),
                      function() warmup + n_iter, function() .cpp_hmc_result(ptr),
-                     warmup, n_iter, "HMC")
+                     warmup, n_iter, "HMC", progress)
   }
   t0 <- proc.time()[["elapsed"]]
-  res <- merge_group_results(run_chain_groups(index, run_group, devices), index)
+  res <- merge_group_results(
+    run_chain_groups(index, run_group, devices, length(index) * (warmup + n_iter)), index)
   elapsed <- proc.time()[["elapsed"]] - t0
   t_warmup <- res$warmup_seconds
   if (sum(res$n_divergent) > 0) {

@@ -191,18 +191,21 @@ new_clbayes_fit <- function(res, tg, time, sampler, settings) {
 # many it ran; `total()` is warmup + n_iter as the sampler now sees it
 # (warmup may be extended at its end); `result()` the C++ result list, to
 # which the warmup's length (`warmup_total`) and time (`warmup_seconds`) are
-# added.
-run_sampler_loop <- function(run, total, result, warmup, n_iter, label) {
+# added. `progress`: NULL (a cli bar in interactive sessions) or a function
+# told how many iterations each piece ran (chain groups: run_chain_groups()).
+run_sampler_loop <- function(run, total, result, warmup, n_iter, label, progress = NULL) {
   t0 <- proc.time()[["elapsed"]]
   all <- warmup + n_iter
   chunk <- max(1L, as.integer(ceiling(all / 100)))
-  show <- interactive() && requireNamespace("cli", quietly = TRUE)
+  show <- is.null(progress) && interactive() && requireNamespace("cli", quietly = TRUE)
   if (show) bar <- cli::cli_progress_bar(label, total = all, clear = TRUE)
   done <- 0L
   t_warmup <- if (warmup == 0L) 0 else NA_real_
   while (done < all) {
     step <- if (done < warmup) min(chunk, warmup - done) else chunk
-    done <- done + run(step)
+    ran <- run(step)
+    done <- done + ran
+    if (!is.null(progress)) progress(ran)
     if (done == warmup) {
       warmup <- total() - n_iter
       all <- warmup + n_iter

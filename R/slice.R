@@ -127,7 +127,10 @@
 #' holds every chain (`fit$chain_group` says which group each came from),
 #' and [summary()][summary.clbayes_fit()] computes R-hat across all of them.
 #' A failing group stops the call with an error naming the group after the
-#' others have finished. See `vignette("getting-started")`.
+#' others have finished. With several groups and the progressr package
+#' installed, one progress bar covers all groups wherever progressr's
+#' handlers are on (e.g. `progressr::handlers(global = TRUE)`), as future
+#' packages do. See `vignette("getting-started")`.
 #'
 #' @section Guards:
 #' A log density that is `NaN` (or `NA`) is read as `-Inf` (outside the
@@ -289,7 +292,7 @@ slice_sample_mv <- function(log_density, init = NULL, n_iter = 500, width = NULL
   radius <- if (one_point) as.double(init_radius) else 0
   limit <- memory_limit()
   # One run of the chains `idx` (a chain group), in this session or a worker.
-  run_group <- function(group, idx) {
+  run_group <- function(group, idx, progress) {
     target <- model_rebuild_data(tg$target)
     ptr <- .cpp_slice_new(init[idx, , drop = FALSE], width, tg$lower, tg$upper, method,
                           stepout, metric, n_proposals, warmup, n_iter, max_steps, seed,
@@ -297,10 +300,11 @@ slice_sample_mv <- function(log_density, init = NULL, n_iter = 500, width = NULL
     .cpp_slice_start(ptr, target)
     run_sampler_loop(function(step) .cpp_slice_run(ptr, target, step),
                      function() .cpp_slice_total(ptr), function() .cpp_slice_result(ptr),
-                     warmup, n_iter, "Slice sampling")
+                     warmup, n_iter, "Slice sampling", progress)
   }
   t0 <- proc.time()[["elapsed"]]
-  res <- merge_group_results(run_chain_groups(index, run_group, devices), index)
+  res <- merge_group_results(
+    run_chain_groups(index, run_group, devices, length(index) * (warmup + n_iter)), index)
   elapsed <- proc.time()[["elapsed"]] - t0
   t_warmup <- res$warmup_seconds
   warmup <- res$warmup_total

@@ -40,7 +40,7 @@ test_that("group results merge along the chains, counts add up", {
 
 test_that("a failing group gives an error naming it", {
   idx <- clbayes:::chain_group_index(4, 2)
-  run <- function(g, chains) if (g == 2) stop("no memory") else list(n_evals = 1)
+  run <- function(g, chains, progress) if (g == 2) stop("no memory") else list(n_evals = 1)
   expect_error(clbayes:::run_chain_groups(idx, run), "chain group 2 failed: no memory")
 })
 
