@@ -156,3 +156,30 @@ merge_group_results <- function(results, index) {
   res$chain_group <- rep(seq_along(index), lengths(index))
   res
 }
+
+# An R function defined at the top level finds its free variables in the
+# global environment, which does not travel to a future's worker. With
+# chain groups, such a function (and the top-level functions it calls) gets
+# an environment of its own holding those variables, so it carries them.
+carry_globals <- function(f) {
+  top <- function(x) is.function(x) && identical(environment(x), globalenv())
+  if (!top(f)) return(f)
+  home <- new.env(parent = globalenv())
+  todo <- list(f)
+  while (length(todo)) {
+    fn <- todo[[1L]]
+    todo <- todo[-1L]
+    for (nm in codetools::findGlobals(fn, merge = TRUE)) {
+      if (exists(nm, envir = home, inherits = FALSE) ||
+          !exists(nm, envir = globalenv(), inherits = FALSE)) next
+      obj <- get(nm, envir = globalenv())
+      if (top(obj)) {
+        environment(obj) <- home
+        todo <- c(todo, list(obj))
+      }
+      assign(nm, obj, envir = home)
+    }
+  }
+  environment(f) <- home
+  f
+}

@@ -139,10 +139,15 @@ hmc_sample_mv <- function(log_density, init = NULL, gradient = NULL, n_iter = 10
   init_radius <- if (is.matrix(init)) 0 else 0.1
   init <- check_init(init, chains)
   seed <- check_seed(seed)
+  chain_groups <- check_count(chain_groups, "chain_groups", 1)
+  if (chain_groups > 1L) {
+    log_density <- carry_globals(log_density)
+    gradient <- carry_globals(gradient)
+  }
   tg <- mcmc_target(log_density, init, lower, upper, backend, ...)
   grad <- hmc_gradient(log_density, gradient, tg, init, ...)
 
-  index <- chain_group_index(chains, check_count(chain_groups, "chain_groups", 1))
+  index <- chain_group_index(chains, chain_groups)
   devices <- check_devices(devices)
   # One run of the chains `idx` (a chain group), in this session or a worker.
   run_group <- function(group, idx, progress) {

@@ -279,6 +279,8 @@ slice_sample_mv <- function(log_density, init = NULL, n_iter = 500, width = NULL
   }
   width <- rep_len(as.double(width), k)
   seed <- check_seed(seed)
+  chain_groups <- check_count(chain_groups, "chain_groups", 1)
+  if (chain_groups > 1L) log_density <- carry_globals(log_density)
   tg <- mcmc_target(log_density, init, lower, upper, backend, ...)
   target <- tg$target
   if (stepout == "always" && method == "hyperrect") {
@@ -287,7 +289,7 @@ slice_sample_mv <- function(log_density, init = NULL, n_iter = 500, width = NULL
             "from the target", call. = FALSE)
   }
 
-  index <- chain_group_index(chains, check_count(chain_groups, "chain_groups", 1))
+  index <- chain_group_index(chains, chain_groups)
   devices <- check_devices(devices)
   radius <- if (one_point) as.double(init_radius) else 0
   limit <- memory_limit()

@@ -104,3 +104,21 @@ test_that("a failing worker gives an error naming its group", {
                                chain_groups = 2, seed = 1),
                "chain group 1 failed: worker lost its data")
 })
+
+test_that("a top-level density carries its variables to the workers", {
+  skip_if_not_installed("future")
+  old <- future::plan(future::multisession, workers = 2)
+  on.exit(future::plan(old), add = TRUE)
+  g <- globalenv()
+  assign("cg_scale", 2, envir = g)
+  # Defined as at the top level of a script: their environment is the global one.
+  assign("cg_square", eval(quote(function(x) x^2), g), envir = g)
+  assign("cg_density", eval(quote(function(x) -0.5 * rowSums(cg_square(x / cg_scale))), g),
+         envir = g)
+  on.exit(rm(list = c("cg_scale", "cg_square", "cg_density"), envir = g), add = TRUE)
+  fit <- suppressWarnings(slice_sample_mv(get("cg_density", envir = g), init = c(0, 0),
+                                          n_iter = 200, warmup = 100, chains = 4,
+                                          chain_groups = 2, seed = 3))
+  expect_equal(dim(as.array(fit)), c(200L, 4L, 2L))
+  expect_lt(abs(sd(as.array(fit)) - 2), 0.3)  # the scale travelled with the density
+})
