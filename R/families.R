@@ -33,7 +33,9 @@ family_error <- function(what) {
 # `family` as list(stan = Stan's family name, object = the R family object,
 # or NULL for a Stan name).
 resolve_family <- function(family) {
-  if (is.function(family)) family <- family()
+  if (is.function(family)) {
+    family <- tryCatch(family(), error = function(e) family_error("a function that fails"))
+  }
   if (is.character(family)) {
     if (length(family) != 1L || is.na(family)) family_error("a character vector")
     if (family %in% stan_families) return(list(stan = family, object = NULL))

@@ -197,7 +197,12 @@ hmc_gradient <- function(log_density, gradient, tg, init, ...) {
   }
   if (!is.function(gradient)) stop("`gradient` must be a function", call. = FALSE)
   grad <- function(points) check_gradient_value(gradient(points, ...), points)
-  check_gradient_fd(tg$target, grad, init, tg$lower, tg$upper)
+  # At the initial points and at a point moved off the first of them (a
+  # gradient can agree at a single point by chance, e.g. at a mode).
+  shift <- init[1L, ] + 0.1 * (-1)^seq_len(ncol(init)) * pmax(1, abs(init[1L, ]))
+  inside <- shift > tg$lower & shift < tg$upper
+  shift[!inside] <- init[1L, !inside]
+  check_gradient_fd(tg$target, grad, rbind(init, shift), tg$lower, tg$upper)
   grad
 }
 

@@ -27,6 +27,8 @@
 #'   [priors].
 #' @param na.action What to do with rows with missing values (formula form),
 #'   as for [stats::model.frame()]; dropped rows are reported in a message.
+#' @param y,X The matrix form called by name: `lm_model(y = y, X = X)` is
+#'   `lm_model(y, X)`.
 #' @return The formula form: a `clbayes_glm_model` (see [glm_model()]). The
 #'   matrix form: an object of class `c("clbayes_lm_model",
 #'   "clbayes_model")`, a list with `y`, `X`, `names` (parameter names),
@@ -54,7 +56,12 @@
 #' @export
 lm_model <- function(formula, data, prior = normal(0, 2.5),
                      prior_intercept = normal(0, 10), prior_aux = exponential(1),
-                     na.action = getOption("na.action")) {
+                     na.action = getOption("na.action"), y = NULL, X = NULL) {
+  if (!is.null(y) || !is.null(X)) {
+    both <- matrix_form_by_name(y, X, "X", missing(formula) && missing(data))
+    formula <- both[[1L]]
+    data <- both[[2L]]
+  }
   if (inherits(formula, "formula")) {
     model <- glm_model(formula, data, family = stats::gaussian(), prior = prior,
                        prior_intercept = prior_intercept, prior_aux = prior_aux,
@@ -189,6 +196,8 @@ print.clbayes_model <- function(x, ...) {
 #'   as for [stats::model.frame()].
 #' @param n_categories For `"categorical_logit"` and `"ordered_logistic"`
 #'   (matrix form): the number of categories (default `max(y)`).
+#' @param y,x The matrix form called by name: `glm_model(y = y, x = x,
+#'   family = ...)` is `glm_model(y, x, family)`.
 #' @details With `backend = "auto"` the sampler uses the device when one is
 #'   selected, is not a CPU device, and `nrow(x) * ncol(x)` is at least
 #'   `getOption("clbayes.threshold.glm_model", 1e5)`.
@@ -221,7 +230,13 @@ print.clbayes_model <- function(x, ...) {
 #' @export
 glm_model <- function(formula, data, family = stats::gaussian(), prior = normal(0, 2.5),
                       prior_intercept = normal(0, 10), prior_aux = exponential(1),
-                      na.action = getOption("na.action"), n_categories = NULL) {
+                      na.action = getOption("na.action"), n_categories = NULL,
+                      y = NULL, x = NULL) {
+  if (!is.null(y) || !is.null(x)) {
+    both <- matrix_form_by_name(y, x, "x", missing(formula) && missing(data))
+    formula <- both[[1L]]
+    data <- both[[2L]]
+  }
   if (inherits(formula, "formula")) {
     if (!is.null(n_categories)) {
       stop("`n_categories` is for the matrix form glm_model(y, x, family)", call. = FALSE)
@@ -372,6 +387,18 @@ model_rebuild_data <- function(model) {
   model
 }
 
+# The matrix form called by name (glm_model(y = , x = ), lm_model(y = ,
+# X = )): the response and the design, in place of formula and data.
+matrix_form_by_name <- function(y, x, x_arg, positional_missing) {
+  if (!positional_missing) {
+    stop(sprintf("give either `formula` and `data`, or `y` and `%s`, not both", x_arg),
+         call. = FALSE)
+  }
+  if (is.null(y)) stop(sprintf("`y` must be given with `%s`", x_arg), call. = FALSE)
+  if (is.null(x)) stop(sprintf("`%s` must be given with `y`", x_arg), call. = FALSE)
+  list(y, x)
+}
+
 glm_model_init <- function(model, x, y) {
   nm <- model$names
   theta <- stats::setNames(numeric(length(nm)), nm)
@@ -420,6 +447,10 @@ glm_model_init <- function(model, x, y) {
 model_log_density <- function(model, points, backend = getOption("clbayes.backend", "auto")) {
   if (!inherits(model, "clbayes_model")) {
     stop("`model` must be a clbayes model (e.g. lm_model(), glm_model())", call. = FALSE)
+  }
+  if (!is.numeric(points) || length(points) == 0L) {
+    stop("`points` must be a numeric matrix (one point per row) or a numeric vector",
+         call. = FALSE)
   }
   if (is.null(dim(points))) points <- matrix(points, nrow = 1L)
   points <- check_numeric_matrix_na_ok(points, "points")
@@ -522,9 +553,11 @@ gp_model <- function(y, X = NULL, coords,
   if (nrow(coords) != n || any(!is.finite(coords))) {
     stop(sprintf("`coords` must be a finite numeric matrix with %d rows", n), call. = FALSE)
   }
-  pr <- utils::modifyList(list(kappa = c(2, 1), psi = c(2, 1), phi = c(0.01, 5)),
-                          if (is.list(priors)) priors else
-                            stop("`priors` must be a list (kappa, psi, phi)", call. = FALSE))
+  if (!is.list(priors) || (length(priors) > 0L &&
+      (is.null(names(priors)) || !all(names(priors) %in% c("kappa", "psi", "phi"))))) {
+    stop("`priors` must be a list with entries named kappa, psi and phi", call. = FALSE)
+  }
+  pr <- utils::modifyList(list(kappa = c(2, 1), psi = c(2, 1), phi = c(0.01, 5)), priors)
   for (nm in c("kappa", "psi")) {
     v <- pr[[nm]]
     if (!is.numeric(v) || length(v) != 2L || any(!is.finite(v)) || any(v <= 0)) {

@@ -145,7 +145,7 @@ fuzz_functions <- function() {
          args = list(y = "gy", x = "gx", family = '"bernoulli_logit"'),
          kinds = list(y = c("chr", "lst", "null", "na", "vec3", "neg", "frac"),
                       x = c("matrix", "m_3", "vec3"), family = "choice",
-                      prior = c("chr", "one", "lst", "null"))),
+                      prior = c("chr", "one", "lst"))),  # NULL is a flat prior
     list(fn = "lm_model", owner = "models", setup = glm_setup,
          args = list(y = "rnorm(10)", X = "cbind(1, gx)"),
          kinds = list(y = c("chr", "lst", "null", "na", "vec3", "inf"),
@@ -170,7 +170,26 @@ fuzz_functions <- function() {
                       n_iter = "count", width = c("chr", "na", "neg", "zero", "inf", "lst"),
                       chains = c("chr", "na", "neg", "frac", "lst", "inf"),
                       method = "choice", seed = c("chr", "neg", "frac", "lst", "inf"),
-                      backend = "backend"))
+                      backend = "backend")),
+    list(fn = "hmc_sample_mv", owner = "hmc",
+         setup = "ld <- function(x) -0.5 * rowSums(x^2); gr <- function(x) -x",
+         args = list(log_density = "ld", init = "c(0, 0)", gradient = "gr", n_iter = "10",
+                     warmup = "10", chains = "2", seed = "1", backend = "BACKEND"),
+         kinds = list(log_density = "density", init = c("chr", "lst", "na", "inf", "empty"),
+                      gradient = c("chr", "one", "lst", "fun"), n_iter = "count",
+                      chains = c("chr", "na", "neg", "frac", "lst", "inf", "one"),
+                      metric = "choice", adapt_delta = c("chr", "neg", "zero", "one", "na"),
+                      chain_groups = c("chr", "zero", "frac", "huge"),
+                      devices = c("chr", "neg", "lst"), seed = c("chr", "neg", "frac"),
+                      backend = "backend")),
+    list(fn = "normal", owner = "models", setup = "", args = list(location = "0", scale = "1"),
+         kinds = list(location = c("chr", "na", "inf", "lst"),
+                      scale = c("chr", "neg", "zero", "na", "inf", "lst"))),
+    list(fn = "student_t", owner = "models", setup = "",
+         args = list(df = "3", location = "0", scale = "1"),
+         kinds = list(df = c("chr", "neg", "zero", "na", "lst"), scale = c("neg", "zero"))),
+    list(fn = "exponential", owner = "models", setup = "", args = list(rate = "1"),
+         kinds = list(rate = c("chr", "neg", "zero", "na", "inf", "lst")))
   )
 }
 
