@@ -452,6 +452,10 @@ model_log_density <- function(model, points, backend = getOption("clbayes.backen
     stop("`points` must be a numeric matrix (one point per row) or a numeric vector",
          call. = FALSE)
   }
+  if (anyNA(points)) {
+    stop("`points` must not contain NA or NaN (a log density there is undefined)",
+         call. = FALSE)
+  }
   if (is.null(dim(points))) points <- matrix(points, nrow = 1L)
   points <- check_numeric_matrix_na_ok(points, "points")
   if (ncol(points) != length(model$names)) {

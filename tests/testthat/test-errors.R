@@ -189,3 +189,12 @@ test_that("Ctrl-C during a compiled loop stops Rscript as it does in R code", {
   # an interrupt, not an error: R prints no "Error" line
   expect_false(grepl("Error|interrupted by the user", p$read_all_error()))
 })
+
+test_that("model_log_density refuses NA points instead of returning -Inf", {
+  set.seed(1)
+  x <- matrix(rnorm(20), 10)
+  m <- glm_model(rbinom(10, 1, 0.5), x, "bernoulli_logit")
+  expect_error(model_log_density(m, rep(NA_real_, 3), backend = "cpu"),
+               "`points` must not contain NA")
+  expect_error(model_log_density(m, rep(NA, 3), backend = "cpu"), "`points`")
+})
