@@ -526,7 +526,7 @@ inline void tune_share(int n, int reps) {
   double best = 1e300;
   chol_cfg best_cfg = base;
   // panel_share only at the smaller n: at 8192 it moved nothing beyond
-  // the noise (RESULTS.md, session 5), and each row at 16384 costs seconds.
+  // the noise (logs/history.md, H200 runs of 2026-11-24), and each row at 16384 costs seconds.
   const std::vector<double> shares =
       n >= la::cholesky_settings().large_from ? std::vector<double>{0.0}
                                               : std::vector<double>{0.0, 1.0, 2.0};

@@ -60,7 +60,7 @@ struct tuning {
   // trailing update's square tile and register block (tile / wpt work
   // items per side). Tests lower the switch points to reach the path at
   // small sizes. Defaults from inst/bench/bench_batched on the H200
-  // (RESULTS.md, session 2): the team kernel won up to m = 128 (1000 x 128:
+  // (logs/history.md, H200 runs of 2026-11-22): the team kernel won up to m = 128 (1000 x 128:
   // 0.455 against 0.58 ms), the blocked path from 256 (200 x 256: 0.53
   // against 0.97; 60 x 500: 1.03-1.11 against 4.36); for the GP the blocked
   // path won from n = 100 (0.15 against 0.29 ms at 30 rows). blocked_nb 0:

@@ -26,7 +26,7 @@ namespace glm {
 enum class glm_kernel : int { tiled = 0, rowblock = 1 };
 
 /** Knobs of the tiled kernel. */
-// Defaults from the H200 sweep of bench_glm --tune (RESULTS.md, 2026-11-22):
+// Defaults from the H200 sweep of bench_glm --tune (logs/history.md, 2026-11-22):
 // bernoulli_logit at 10^6 x 100 took 0.333 ms with groups of 128 and tiles
 // of 16 rows, against 0.415 ms with tiles of 32.
 struct glm_tiled_launch {

@@ -16,8 +16,8 @@
 //     alignment and spreads the transposed-layout stores over the banks;
 //   - FAST_INTERIOR = 1: tiles that lie inside op(A), op(B) and their
 //     views load without per-element bounds and view tests (H200, n =
-//     4096: 20.4 against 19.8 TFLOP/s in session 3, whose tables were
-//     lost; RESULTS.md, session 5, has this FMA path at 20.0 TFLOP/s).
+//     4096: this FMA path at 20.0 TFLOP/s, logs/history.md, H200 runs of
+//     2026-11-24).
 // The bookkeeping of op(), views and split-k is that of the first kernel
 // (stan-opencl.txt, section 3.1). PERSISTENT = 1 loops each group over
 // tiles (launches with fewer groups than tiles). STREAM_K = 1 (plain

@@ -52,10 +52,10 @@ struct cholesky_tuning {
    *  trailing matrix with inner dimension outer_block. Few steps, each a
    *  large product, instead of ~log(n) / log(p / (p - 1)) ever-smaller
    *  levels each with a triangular inverse of a block of b / p rows. */
-  int outer_block = 1024;  // H200 sweep at n = 8192 (RESULTS.md, session 5)
+  int outer_block = 1024;  // H200 sweep at n = 8192 (logs/history.md, H200 runs of 2026-11-24)
   /** outer_block for matrices of at least large_from rows (0: outer_block):
    *  the larger the trailing products, the more a wide panel pays. */
-  int outer_block_large = 2048;  // H200 sweep at n = 16384 (RESULTS.md, session 5)
+  int outer_block_large = 2048;  // H200 sweep at n = 16384 (logs/history.md, H200 runs of 2026-11-24)
   int large_from = 12288;
   /** With outer_block > 0: 1 factors each panel with the fused leaf
    *  kernel (linalg/cholesky_panel.hpp: factor and inverse of blocks of
@@ -69,7 +69,7 @@ struct cholesky_tuning {
    *  row), 3 the leaf and the solve below it in one launch
    *  (kernels/cholesky_leaf_solve.hpp; leaf 2 where its local memory does
    *  not fit). */
-  int leaf = 2;  // H200 sweep at n = 8192 (RESULTS.md, session 5)
+  int leaf = 2;  // H200 sweep at n = 8192 (logs/history.md, H200 runs of 2026-11-24)
   /** With leaf = 3: rows of the solve per work group (a multiple of 64).
    *  Every group repeats the leaf's factorisation: fewer, longer groups
    *  where the panel shares the device with the trailing update. */
@@ -88,7 +88,7 @@ struct cholesky_tuning {
    *  one resident per unit), so that the panel on the side queue finds
    *  free units instead of waiting behind every tile of the update. Used
    *  only on devices with more than 4 * trailing_reserve compute units
-   *  (H200 sweeps with the tensor-core GEMM, RESULTS.md session 5: 8 to
+   *  (H200 sweeps with the tensor-core GEMM, logs/history.md, H200 runs of 2026-11-24: 8 to
    *  32 of 132 units within 0.5 ms of each other at n = 8192; 8 kept by
    *  the greedy sweep with leaf 2 and narrow tiles up to 32 columns). */
   int trailing_reserve = 8;

@@ -35,7 +35,7 @@ namespace linalg {
 
 /** Rows per diagonal block of the blocked gradient (CPU and device). */
 inline int& cholesky_grad_block_size() {
-  static int block = 1024;  // H200 sweep at n = 8192 (RESULTS.md, 2026-11-22)
+  static int block = 1024;  // H200 sweep at n = 8192 (logs/history.md, 2026-11-22)
   return block;
 }
 

@@ -88,7 +88,7 @@ struct gemm_tuning {
   int mma = 1;
   /** > 0: products with at most this many columns of C use kernel 2's
    *  narrow variant (kernels/gemm_db.hpp, 32-column tiles). 0: never. */
-  int narrow_cols = 32;  // H200 sweep of the Cholesky at n = 8192 (RESULTS.md, session 5)
+  int narrow_cols = 32;  // H200 sweep of the Cholesky at n = 8192 (logs/history.md, H200 runs of 2026-11-24)
 };
 inline gemm_tuning& gemm_settings() {
   static gemm_tuning t;

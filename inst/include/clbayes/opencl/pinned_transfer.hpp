@@ -181,7 +181,7 @@ inline void from_matrix_cl_pinned(const matrix_cl& m, double* a) {
 /** Host matrices of at least this many bytes cross the bus through the
  *  pinned staging buffers, smaller ones directly: bench_linalg on the H200
  *  has the pinned path ahead from n = 2048 (32 MB) and even with the
- *  direct copies at n = 1024 (8 MB; RESULTS.md, sessions 2 and 5). */
+ *  direct copies at n = 1024 (8 MB; logs/history.md, H200 runs of 2026-11-22 and 2026-11-24). */
 constexpr std::size_t pinned_min_bytes = std::size_t(16) << 20;
 
 inline bool use_pinned(long long elements) {
@@ -199,7 +199,7 @@ inline matrix_cl to_matrix_cl_staged(const double* a, int rows, int cols) {
  *  doubles, the zeros outside a triangular view included), as clbayes's R
  *  functions read it: a large one through pinned staging. Whole, because
  *  on the H200 reading every element beats packing the triangle at every
- *  n (bench_linalg: 2.6 against 3.8 ms at n = 1024, RESULTS.md). */
+ *  n (bench_linalg: 2.6 against 3.8 ms at n = 1024, logs/history.md). */
 inline void from_matrix_cl_staged(const matrix_cl& m, double* a) {
   if (use_pinned(m.size())) {
     from_matrix_cl_pinned(m, a);

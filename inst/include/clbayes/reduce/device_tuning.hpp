@@ -47,7 +47,7 @@ struct tuning {
 };
 
 // Defaults, from the sweeps of inst/bench/bench_reduce on the H200
-// (RESULTS.md, session 2: 5 separate medians of 101 whole calls at 2^27
+// (logs/history.md, H200 runs of 2026-11-22: 5 separate medians of 101 whole calls at 2^27
 // doubles, data on the device):
 //   - the legacy multi-level kernel for every method: 4.06 TB/s (kahan) and
 //     4.12 TB/s (div2) against the stream kernel's 3.94 and 3.66, once the

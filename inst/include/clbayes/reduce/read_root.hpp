@@ -22,7 +22,7 @@ namespace device {
 
 /** The wait tune.wait asks for, with `automatic` resolved for this device. */
 inline wait_kind resolve_wait(const tuning& tune) {
-  // The H200 latency table (RESULTS.md, session 2): with the root read into
+  // The H200 latency table (logs/history.md, 2026-11-22): with the root read into
   // pinned memory, polling and clFinish cost the same (291.6 against 293.4
   // us a div2 call at 2^27), so no device spends a host core on polling.
   return tune.wait != wait_kind::automatic ? tune.wait : wait_kind::finish;
