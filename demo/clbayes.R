@@ -79,17 +79,19 @@ cat(sprintf("relative difference: value %.1e, gradient %.1e\n",
             max(abs(attr(lp$value, "gradient")$beta - ref$value[[2]])) /
               max(abs(ref$value[[2]]))))
 
-rule("Posterior of a logistic regression with slice_sample_mv")
+rule("Posterior of a logistic regression: formula model, both samplers")
 set.seed(3)
 n_small <- 1000
 Xs <- matrix(rnorm(n_small * 3), n_small, 3, dimnames = list(NULL, c("x1", "x2", "x3")))
 ys <- rbinom(n_small, 1, plogis(3 * Xs[, 1] - 2 * Xs[, 2] + 1))
-m <- glm_model(ys, Xs, "bernoulli_logit")
-fit <- slice_sample_mv(m, init = c(0, 0, 0, 0), n_iter = 500, width = 0.5,
-                       chains = 4, seed = 42)
+dat <- data.frame(y = ys, Xs)
+m <- glm_model(y ~ x1 + x2 + x3, data = dat, family = binomial())
+fit <- slice_sample_mv(m, seed = 42)           # every other argument defaulted
 print(fit)
+hfit <- hmc_sample_mv(m, seed = 42)            # ChEES-HMC on the model's batched gradient
+print(hfit)
 cat("glm() for comparison:\n")
-print(round(coef(summary(glm(ys ~ Xs, family = binomial())))[, 1:2], 3))
+print(round(coef(summary(glm(y ~ x1 + x2 + x3, data = dat, family = binomial())))[, 1:2], 3))
 png_file <- file.path(tempdir(), "clbayes-demo-trace.png")
 grDevices::png(png_file, width = 900, height = 900)
 plot(fit)
