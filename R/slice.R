@@ -312,8 +312,11 @@ slice_sample_mv <- function(log_density, init = NULL, n_iter = 500, width = NULL
   warmup <- res$warmup_total
   res$warmup_done <- NULL
   slice_warnings(res, warmup, warmup_extend, tg$vars)
+  # The density's time comes from a finer clock than proc.time()'s
+  # milliseconds: where the density is the whole run it can read a little
+  # more than the total.
   new_clbayes_fit(res, tg, time = c(total = elapsed, warmup = t_warmup,
-                                    density = res$density_seconds),
+                                    density = min(res$density_seconds, elapsed)),
                   sampler = "slice",
                   settings = list(method = method, stepout = stepout, metric = metric,
                                   n_proposals = n_proposals, chains = chains,
