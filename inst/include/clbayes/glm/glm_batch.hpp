@@ -33,19 +33,10 @@ inline glm_batch_result glm_lp_batch(const glm_data& data, const glm_batch_param
   one.n_alpha = 1;
   one.n_extra = p.extra != nullptr ? 1 : 0;
   check_glm_y(one, data.ys, data.n);
-  if (!use_device) {
-    if (data.x == nullptr && data.n > 0)
-      throw invalid_argument("x", "has no host copy; use backend = \"opencl\"");
-    return glm_lp_batch_cpu(data.x, data.y, data.n, data.k, p, gradient, propto);
-  }
-#ifdef CLBAYES_OPENCL
-  if (data.device) return glm_lp_batch_opencl(*data.device, p, gradient, propto, tune);
-  glm_data_cl tmp = to_glm_data_cl(data.x, data.y, data.n, data.k);
-  return glm_lp_batch_opencl(tmp, p, gradient, propto, tune);
-#else
-  (void)tune;
-  throw no_device("clbayes was built without OpenCL");
-#endif
+  return on_backend(
+      data, use_device,
+      [&] { return glm_lp_batch_cpu(data.x, data.y, data.n, data.k, p, gradient, propto); },
+      [&](const auto& d) { return glm_lp_batch_opencl(d, p, gradient, propto, tune); });
 }
 
 }  // namespace glm

@@ -51,6 +51,27 @@ inline glm_data make_glm_data(const double* x, const double* y, int n, int k,
   return d;
 }
 
+/** `on_host()` on the host copy of the data, or, when `use_device`,
+ *  `on_device(d)` with d the resident device copy (or one uploaded for this
+ *  call). Shared by glm_lp and glm_lp_batch. */
+template <typename OnHost, typename OnDevice>
+inline auto on_backend(const glm_data& data, bool use_device, OnHost on_host,
+                       OnDevice on_device) -> decltype(on_host()) {
+  if (!use_device) {
+    if (data.x == nullptr && data.n > 0)
+      throw invalid_argument("x", "has no host copy; use backend = \"opencl\"");
+    return on_host();
+  }
+#ifdef CLBAYES_OPENCL
+  if (data.device) return on_device(*data.device);
+  const glm_data_cl tmp = to_glm_data_cl(data.x, data.y, data.n, data.k);
+  return on_device(tmp);
+#else
+  (void)on_device;
+  throw no_device("clbayes was built without OpenCL");
+#endif
+}
+
 /**
  * Log density of the GLM with its gradient when `gradient`, on the device
  * when `use_device` (uploading x and y unless data.device holds them) or
@@ -61,18 +82,10 @@ inline glm_result glm_lp(const glm_data& data, const glm_params& p, bool gradien
   check_glm_shapes(p, data.n, data.k);
   check_glm_values(p, data.k);
   check_glm_y(p, data.ys, data.n);
-  if (!use_device) {
-    if (data.x == nullptr && data.n > 0)
-      throw invalid_argument("x", "has no host copy; use backend = \"opencl\"");
-    return glm_lp_cpu(data.x, data.y, data.n, data.k, p, gradient, propto);
-  }
-#ifdef CLBAYES_OPENCL
-  if (data.device) return glm_lp_opencl(*data.device, p, gradient, propto);
-  glm_data_cl tmp = to_glm_data_cl(data.x, data.y, data.n, data.k);
-  return glm_lp_opencl(tmp, p, gradient, propto);
-#else
-  throw no_device("clbayes was built without OpenCL");
-#endif
+  return on_backend(
+      data, use_device,
+      [&] { return glm_lp_cpu(data.x, data.y, data.n, data.k, p, gradient, propto); },
+      [&](const auto& d) { return glm_lp_opencl(d, p, gradient, propto); });
 }
 
 }  // namespace glm
