@@ -56,8 +56,10 @@ chain_group_run <- function(run_group, group, chains, device, progress = NULL) {
               if (gpu_available()) "the selected device" else "the CPU")
     })
   }
+  t0 <- proc.time()[["elapsed"]]
   res <- run_group(group, chains, progress)
   res$device <- where
+  res$seconds <- proc.time()[["elapsed"]] - t0
   res
 }
 
@@ -65,12 +67,11 @@ chain_group_run <- function(run_group, group, chains, device, progress = NULL) {
 # and there is more than one group, else in this session one after the
 # other (the draws are the same either way). `run_group(group, chains,
 # progress)` returns the C++ result list of that group's run; `progress`
-# is NULL (one group: the run shows its own bar) or, with several groups
-# and progressr installed, a function of a number of iterations done that
-# moves one progressr progress bar over all groups (future's convention:
-# shown where the user enables progressr's handlers). A failing group
-# stops the call with an error naming the group, after the other groups
-# have been waited for.
+# is NULL (one group: the run shows its own bar) or, in a future, a
+# function of the number of iterations just done (group_ticker()). A
+# failing group stops the call with an error naming the group; an
+# interrupt stops it too. Either way the groups still running are asked to
+# stop (stop_groups()) before the call returns.
 run_chain_groups <- function(index, run_group, devices = list(), steps = 0) {
   n <- length(index)
   device_of <- function(g) if (length(devices)) devices[[(g - 1L) %% length(devices) + 1L]]
@@ -80,32 +81,66 @@ run_chain_groups <- function(index, run_group, devices = list(), steps = 0) {
                error = function(e) stop_group(g, e))
     }))
   }
-  progress <- NULL
+  bar <- NULL
   if (steps > 0 && requireNamespace("progressr", quietly = TRUE)) {
     bar <- progressr::progressor(steps = steps)
-    progress <- function(done) bar(amount = done)
   }
-  futures <- lapply(seq_len(n), function(g) {
+  stop_file <- tempfile("clbayes-stop-")
+  progress <- group_ticker(bar, stop_file)
+  futures <- list()
+  finished <- FALSE
+  on.exit(if (!finished) stop_groups(futures, stop_file), add = TRUE)
+  for (g in seq_len(n)) {
     chains <- index[[g]]
     device <- device_of(g)
-    future::future(
+    futures[[g]] <- future::future(
       chain_group_run(run_group, g, chains, device, progress),
       globals = list(chain_group_run = chain_group_run, run_group = run_group,
                      g = g, chains = chains, device = device, progress = progress),
       # The draws come from the sampler's own streams, never from R's
       # generator, so future's check of R's random seed is left off.
       packages = "clbayes", seed = NULL, label = sprintf("clbayes chain group %d", g))
-  })
-  out <- vector("list", n)
-  for (g in seq_len(n)) {
-    out[[g]] <- tryCatch(future::value(futures[[g]]), error = function(e) {
-      for (h in setdiff(seq_len(n), seq_len(g))) {
-        try(future::value(futures[[h]]), silent = TRUE)
-      }
-      stop_group(g, e)
-    })
   }
+  out <- lapply(seq_len(n), function(g) {
+    tryCatch(future::value(futures[[g]]), error = function(e) stop_group(g, e))
+  })
+  finished <- TRUE
   out
+}
+
+# What a group's run calls after each piece of iterations in a future:
+# moves the progressr bar over all groups (`bar`, or NULL; future's
+# convention: shown where the user enables progressr's handlers), and stops
+# the group once `stop_file` exists (stop_groups()). Built here so that
+# the function carries only these two objects to the worker.
+group_ticker <- function(bar, stop_file) {
+  function(done) {
+    if (!is.null(bar)) bar(amount = done)
+    if (file.exists(stop_file)) stop("stopped: the call was interrupted or another group failed",
+                                     call. = FALSE)
+  }
+}
+
+# Asks the groups still running to stop and waits (at most `wait` seconds)
+# for them, so that no worker goes on computing a run that was given up
+# and the plan's next future finds its workers free. The request is the
+# file `stop_file`, which a group sees after its current piece of
+# iterations (about 1% of the run): workers on this machine see it;
+# workers on other machines or in batch jobs without this file system do
+# not, and run to their end. future (as of 1.31) has no way to cancel a
+# future; this needs none.
+stop_groups <- function(futures, stop_file, wait = 60) {
+  file.create(stop_file)
+  on.exit(unlink(stop_file), add = TRUE)
+  deadline <- Sys.time() + wait
+  pending <- futures
+  while (length(pending) && Sys.time() < deadline) {
+    done <- vapply(pending, function(f) tryCatch(future::resolved(f), error = function(e) TRUE),
+                   logical(1))
+    for (f in pending[done]) try(future::value(f), silent = TRUE)
+    pending <- pending[!done]
+    if (length(pending)) Sys.sleep(0.05)
+  }
 }
 
 stop_group <- function(g, e) {
@@ -116,9 +151,9 @@ stop_group <- function(g, e) {
 # One C++ result list from the groups' results (in group order): draws
 # bound along the chains (warmup draws cut to the shortest warmup, as a
 # group may have extended its own), counts and density time summed, the
-# longest warmup and the largest warmup R-hat kept, and the adaptation of
-# each group (widths, center, scale, step sizes: whatever else there is)
-# kept in `groups` with where it ran.
+# longest warmup and the largest warmup R-hat kept, and each group's own
+# scalars and adaptation (calls, warmup length, widths, step sizes: all but
+# the draws) kept in `groups` with where it ran and its wall seconds there.
 merge_group_results <- function(results, index) {
   if (length(results) == 1L) {
     res <- results[[1L]]
@@ -151,8 +186,8 @@ merge_group_results <- function(results, index) {
   for (key in intersect(counts, names(first))) res[[key]] <- gather(key, sum)
   for (key in intersect(largest, names(first))) res[[key]] <- gather(key, max)
   per_group <- setdiff(names(first), c(arrays, counts, largest))
-  res$groups <- lapply(results, function(r) r[per_group])
-  for (key in setdiff(per_group, "device")) res[[key]] <- first[[key]]
+  res$groups <- lapply(results, function(r) r[setdiff(names(r), arrays)])
+  for (key in setdiff(per_group, c("device", "seconds"))) res[[key]] <- first[[key]]
   res$chain_group <- rep(seq_along(index), lengths(index))
   res
 }

@@ -89,6 +89,12 @@ print.clbayes_fit <- function(x, ...) {
                 paste(tapply(seq_along(x$chain_group), x$chain_group, function(i)
                   paste0(min(i), "-", max(i))), collapse = ", "),
                 paste(unique(where), collapse = "; ")))
+    secs <- vapply(x$groups, function(g) g$seconds %||% NA_real_, 0)
+    calls <- vapply(x$groups, function(g) g$n_calls %||% NA_real_, 0)
+    if (!anyNA(secs)) {
+      cat(sprintf("per group: %s\n", paste(sprintf("%.3g s, %.0f calls", secs, calls),
+                                           collapse = "; ")))
+    }
   }
   if (isTRUE(x$n_stuck > 0)) {
     cat(sprintf("%.0f updates stuck at the shrinkage limit\n", x$n_stuck))

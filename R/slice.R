@@ -126,8 +126,14 @@
 #' worker rebuilds them from the host data the model keeps. The merged fit
 #' holds every chain (`fit$chain_group` says which group each came from),
 #' and [summary()][summary.clbayes_fit()] computes R-hat across all of them.
-#' A failing group stops the call with an error naming the group after the
-#' others have finished. With several groups and the progressr package
+#' A failing group stops the call with an error naming the group, and an
+#' interrupt (Ctrl-C) stops it as any R call. Either way the groups still
+#' running are asked to stop, through a file in the session's temporary
+#' directory that each group reads after every piece of its run (1% of the
+#' iterations), and are waited for up to a minute: workers on this machine
+#' stop and stay free for the plan's next future; workers that cannot see
+#' that directory (other machines, batch jobs) run to their end.
+#' `print()` shows each group's wall time and calls. With several groups and the progressr package
 #' installed, one progress bar covers all groups wherever progressr's
 #' handlers are on (e.g. `progressr::handlers(global = TRUE)`), as future
 #' packages do. See `vignette("getting-started")`.

@@ -122,3 +122,46 @@ test_that("a top-level density carries its variables to the workers", {
   expect_equal(dim(as.array(fit)), c(200L, 4L, 2L))
   expect_lt(abs(sd(as.array(fit)) - 2), 0.3)  # the scale travelled with the density
 })
+
+test_that("Ctrl-C stops a run of groups and the workers computing it", {
+  skip_on_os("windows")
+  skip_on_cran()
+  skip_if_not_installed("callr")
+  skip_if_not_installed("future")
+  calls <- tempfile()
+  # The child samples with a slow density (every call writes its process
+  # id) under two workers and is interrupted. It then reports whether the
+  # workers still call the density and whether the plan serves a future.
+  p <- callr::r_bg(function(calls) {
+    library(clbayes)
+    future::plan(future::multisession, workers = 2)
+    ld <- function(x) {
+      cat(Sys.getpid(), "\n", file = calls, append = TRUE)
+      Sys.sleep(0.02)
+      -0.5 * rowSums(x^2)
+    }
+    res <- tryCatch(slice_sample_mv(ld, init = c(0, 0), n_iter = 1e4, chains = 4,
+                                    chain_groups = 2, seed = 1, backend = "cpu"),
+                    interrupt = function(e) "interrupted")
+    t_back <- Sys.time()
+    n_back <- length(readLines(calls))
+    Sys.sleep(2)
+    list(res = res, workers = length(setdiff(unique(readLines(calls)), Sys.getpid())),
+         calls_since = length(readLines(calls)) - n_back,
+         after = future::value(future::future(42)),
+         wait = as.numeric(difftime(Sys.time(), t_back, units = "secs")))
+  }, args = list(calls = calls), env = c(callr::rcmd_safe_env(), OMP_NUM_THREADS = "1"))
+  on.exit(if (p$is_alive()) p$kill(), add = TRUE)
+  deadline <- Sys.time() + 120
+  seen <- function() if (file.exists(calls)) length(unique(readLines(calls))) else 0L
+  while (seen() < 2L && p$is_alive() && Sys.time() < deadline) Sys.sleep(0.2)
+  p$interrupt()
+  p$wait(60000)
+  expect_false(p$is_alive())
+  out <- p$get_result()
+  expect_identical(out$res, "interrupted")
+  expect_equal(out$workers, 2L)
+  expect_equal(out$calls_since, 0L)  # no worker samples on after the call returned
+  expect_equal(out$after, 42)        # and the plan serves the next future at once
+  expect_lt(out$wait, 10)
+})
