@@ -5,23 +5,18 @@
 // (glue::make_evaluator, r_models.cpp).
 
 #include "glue_models.hpp"
+#include "glue_sampler.hpp"
 
 #include <clbayes/eigen.hpp>
 #include <clbayes/slice/sampler.hpp>
 
-#include <algorithm>
-#include <cmath>
 #include <memory>
 
 namespace {
 
 namespace cs = clbayes::slice;
 
-cs::sampler& as_sampler(SEXP ptr) {
-  cs::sampler* s = static_cast<cs::sampler*>(R_ExternalPtrAddr(ptr));
-  if (s == nullptr) Rcpp::stop("invalid slice sampler state");
-  return *s;
-}
+cs::sampler& as_sampler(SEXP ptr) { return glue::sampler_at<cs::sampler>(ptr, "slice"); }
 
 }  // namespace
 
@@ -74,32 +69,15 @@ int cpp_slice_total(SEXP ptr) { return as_sampler(ptr).total_iterations(); }
 // [[Rcpp::export(.cpp_slice_result)]]
 Rcpp::List cpp_slice_result(SEXP ptr) {
   const cs::sampler& s = as_sampler(ptr);
-  const cs::options& o = s.opts();
-  Rcpp::NumericVector draws(s.draws().begin(), s.draws().end());
-  draws.attr("dim") = Rcpp::IntegerVector::create(o.n_iter, s.chains(), s.dim());
-  Rcpp::NumericMatrix scale(s.dim(), s.dim());
-  std::copy(s.metric().scale().data(), s.metric().scale().data() + s.dim() * s.dim(),
-            scale.begin());
-  const std::vector<double> warmup_draws = s.warmup_draws();
-  Rcpp::NumericVector warm(warmup_draws.begin(), warmup_draws.end());
-  warm.attr("dim") = Rcpp::IntegerVector::create(
-      static_cast<int>(warmup_draws.size() / (static_cast<std::size_t>(s.chains()) * s.dim())),
-      s.chains(), s.dim());
-  return Rcpp::List::create(
-      Rcpp::Named("draws") = draws, Rcpp::Named("warmup_draws") = warm,
-      Rcpp::Named("widths") = Rcpp::NumericVector(s.widths().data(),
-                                                  s.widths().data() + s.dim()),
-      Rcpp::Named("n_evals") = s.n_evals(),
-      Rcpp::Named("n_evals_warmup") = s.n_evals_warmup(),
-      Rcpp::Named("n_calls") = s.n_calls(), Rcpp::Named("n_nan") = s.n_nan(),
-      Rcpp::Named("n_stuck") = s.n_stuck(),
-      Rcpp::Named("density_seconds") = s.density_seconds(),
-      Rcpp::Named("warmup_rhat") = s.warmup_rhat(),
-      Rcpp::Named("warmup_done") = s.warmup(),
-      Rcpp::Named("center") = Rcpp::NumericVector(s.metric().center().data(),
-                                                  s.metric().center().data() + s.dim()),
-      Rcpp::Named("scale") = scale,
-      Rcpp::Named("iteration") = s.iteration());
+  return glue::append(
+      glue::common_result(s),
+      Rcpp::List::create(
+          Rcpp::Named("widths") = Rcpp::NumericVector(s.widths().data(),
+                                                      s.widths().data() + s.dim()),
+          Rcpp::Named("n_stuck") = s.n_stuck(),
+          Rcpp::Named("density_seconds") = s.density_seconds(),
+          Rcpp::Named("warmup_rhat") = s.warmup_rhat(),
+          Rcpp::Named("warmup_done") = s.warmup()));
 }
 
 // Bytes a run with these settings holds at most (the core's own formula),

@@ -26,10 +26,10 @@
 #include <clbayes/error.hpp>
 #include <clbayes/hmc/chees.hpp>
 #include <clbayes/hmc/dual_averaging.hpp>
-#include <clbayes/interrupt.hpp>
 #include <clbayes/mcmc/chains.hpp>
 #include <clbayes/mcmc/coordinates.hpp>
 #include <clbayes/mcmc/evaluator.hpp>
+#include <clbayes/mcmc/run_loop.hpp>
 #include <clbayes/mcmc/warmup_schedule.hpp>
 
 #include <algorithm>
@@ -126,12 +126,7 @@ class sampler {
         moved_back = true;
       }
     if (moved_back) eval_.gradient(state_.x, state_.logf, grad_);
-    for (int c = 0; c < state_.n(); ++c)
-      if (!std::isfinite(state_.logf[c]))
-        throw invalid_argument(
-            "init", "must have a finite log density and gradient (chain " +
-                        std::to_string(c + 1) + " has log density " +
-                        (state_.logf[c] > 0 ? "+Inf" : "-Inf or NaN") + ")");
+    mcmc::require_finite_start(state_.logf, "log density and gradient");
     eps_ = find_step_size(1.0);
     da_.restart(eps_);
     chees_.restart(eps_);
@@ -143,13 +138,10 @@ class sampler {
   int run(mcmc::batch_evaluator& f, int iterations) {
     if (!started_) throw std::logic_error("hmc sampler: start() before run()");
     bind(f);
-    int done_now = 0;
-    for (; done_now < iterations && !done(); ++done_now) {
-      check_interrupt();
+    return mcmc::run_piece(iterations, [this] { return done(); }, [this] {
       iterate();
       ++iter_;
-    }
-    return done_now;
+    });
   }
 
   bool done() const { return iter_ == opt_.warmup + opt_.n_iter; }

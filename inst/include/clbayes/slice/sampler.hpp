@@ -27,11 +27,11 @@
 // intervals set the widths in every dimension.
 
 #include <clbayes/error.hpp>
-#include <clbayes/interrupt.hpp>
 #include <clbayes/mcmc/chains.hpp>
 #include <clbayes/mcmc/convergence.hpp>
 #include <clbayes/mcmc/coordinates.hpp>
 #include <clbayes/mcmc/evaluator.hpp>
+#include <clbayes/mcmc/run_loop.hpp>
 #include <clbayes/mcmc/warmup_schedule.hpp>
 #include <clbayes/slice/hyperrect.hpp>
 #include <clbayes/slice/univariate.hpp>
@@ -187,12 +187,7 @@ class sampler {
     bind(f);
     if (opt_.init_radius > 0) disperse();
     eval_(state_.x, state_.logf);
-    for (int c = 0; c < state_.n(); ++c)
-      if (!std::isfinite(state_.logf[c]))
-        throw invalid_argument(
-            "init", "must have a finite log density (chain " +
-                        std::to_string(c + 1) + " has " +
-                        (state_.logf[c] > 0 ? "+Inf" : "-Inf or NaN") + ")");
+    mcmc::require_finite_start(state_.logf, "log density");
     started_ = true;
   }
 
@@ -200,13 +195,10 @@ class sampler {
   int run(mcmc::batch_evaluator& f, int iterations) {
     if (!started_) throw std::logic_error("slice sampler: start() before run()");
     bind(f);
-    int done_now = 0;
-    for (; done_now < iterations && !done(); ++done_now) {
-      check_interrupt();
+    return mcmc::run_piece(iterations, [this] { return done(); }, [this] {
       iterate();
       ++iter_;
-    }
-    return done_now;
+    });
   }
 
   bool done() const { return iter_ == warmup_ + opt_.n_iter; }
@@ -297,8 +289,8 @@ class sampler {
       const bool proposals = batch > need / 2 && opt.n_proposals > 1;
       throw invalid_argument(
           proposals ? "n_proposals" : "chains",
-          "needs " + std::to_string(need / 1e9) + " GB, more than the limit of " +
-              std::to_string(opt.memory_limit / 1e9) + " GB");
+          "needs " + format_bytes(need) + ", more than the limit of " +
+              format_bytes(opt.memory_limit));
     }
     return opt;
   }
