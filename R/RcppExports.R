@@ -77,8 +77,8 @@
     .Call(`_clbayes_cpp_available`)
 }
 
-.cpp_glm_data <- function(x, y, upload, check_x) {
-    .Call(`_clbayes_cpp_glm_data`, x, y, upload, check_x)
+.cpp_glm_data <- function(x, y, upload, check_x, offset = NULL) {
+    .Call(`_clbayes_cpp_glm_data`, x, y, upload, check_x, offset)
 }
 
 .cpp_glm_data_dim <- function(ptr) {

@@ -19,7 +19,8 @@ glm_extra_name <- function(family) glm_family_table$extra[glm_family_table$name 
 #' fused kernel reads each row of `x` once for both the value and the
 #' gradient; the CPU path does the same in cache-sized blocks of rows.
 #'
-#' Writing \eqn{\eta = \alpha + x\beta}{eta = alpha + x beta}:
+#' Writing \eqn{\eta = \alpha + x\beta + o}{eta = alpha + x beta + offset}
+#' (\eqn{o}{offset} the optional `offset`, zero by default):
 #' * `"normal_id"`: \eqn{y \sim N(\eta, \sigma)}{y ~ normal(eta, sigma)},
 #'   `sigma` a single number or one per row;
 #' * `"bernoulli_logit"`: \eqn{y \sim Bernoulli(logit^{-1}(\eta))}, y in {0, 1};
@@ -55,6 +56,13 @@ glm_extra_name <- function(family) glm_family_table$extra[glm_family_table$name 
 #' @param phi Precision(s) of `"neg_binomial_2_log"`, positive.
 #' @param cuts Cut points of `"ordered_logistic"`, strictly increasing.
 #' @param gradient If `TRUE`, attach the gradient.
+#' @param offset `NULL` (none) or a finite numeric vector with one value per
+#'   row of `x`, added to the linear predictor of each row, as the offset of
+#'   [stats::glm()] (for `"ordered_logistic"` it shifts `x beta`; it is an
+#'   error for `"categorical_logit"`, where one offset for every category
+#'   would cancel). When `x` is a `gpu_glm_data` object the offset is the
+#'   one it was made with (see [gpu_glm_data()]) and `offset` must be left
+#'   out.
 #' @param propto If `TRUE`, drop the terms that depend only on y and x
 #'   (\eqn{-\log\sqrt{2\pi}}{-log(sqrt(2 pi))} per row of `"normal_id"`,
 #'   \eqn{-\log y!}{-log(y!)} of `"poisson_log"` and
@@ -90,7 +98,7 @@ glm_extra_name <- function(family) glm_family_table$extra[glm_family_table$name 
 #' @export
 gpu_glm_lp <- function(y, x, alpha, beta, family, sigma, phi, cuts,
                        gradient = FALSE, propto = FALSE,
-                       backend = getOption("clbayes.backend", "auto")) {
+                       backend = getOption("clbayes.backend", "auto"), offset = NULL) {
   if (missing(family)) {
     stop("`family` must be given: one of ", paste0("\"", glm_families, "\"",
          collapse = ", "), call. = FALSE)
@@ -110,13 +118,24 @@ gpu_glm_lp <- function(y, x, alpha, beta, family, sigma, phi, cuts,
       stop("`y` must be missing when `x` is a gpu_glm_data object (it holds y)",
            call. = FALSE)
     }
+    if (!is.null(offset)) {
+      stop("`offset` must be NULL when `x` is a gpu_glm_data object: give the offset to ",
+           "gpu_glm_data()", call. = FALSE)
+    }
     dims <- .cpp_glm_data_dim(x$ptr)
+    has_offset <- dims[3L] == 1L
   } else {
     if (missing(y)) stop("`y` must be given unless `x` is a gpu_glm_data object",
                          call. = FALSE)
     x <- check_design(x)
     y <- check_glm_y(y, nrow(x))
+    offset <- check_glm_offset(offset, nrow(x))
+    has_offset <- !is.null(offset)
     dims <- dim(x)
+  }
+  if (has_offset && cat_family) {
+    stop("`offset` is not supported by categorical_logit (an offset shared by every ",
+         "category cancels in the softmax)", call. = FALSE)
   }
   n <- dims[1L]
   k <- dims[2L]
@@ -138,7 +157,7 @@ gpu_glm_lp <- function(y, x, alpha, beta, family, sigma, phi, cuts,
     }
     extra <- if (nzchar(extra_name)) switch(extra_name, sigma = sigma, phi = phi)
     pts <- check_glm_points(beta, alpha, extra, extra_name, k)
-    run <- glm_run(x, y, is_data, n, k, ncol(pts$beta), backend)
+    run <- glm_run(x, y, offset, is_data, n, k, ncol(pts$beta), backend)
     res <- .cpp_glm_lp_batch(run$handle, family, pts$alpha, pts$beta, pts$extra, gradient,
                              propto, run$use_device)
     value <- res$value
@@ -179,7 +198,7 @@ gpu_glm_lp <- function(y, x, alpha, beta, family, sigma, phi, cuts,
     }
   }
 
-  run <- glm_run(x, y, is_data, n, k, ncol(beta), backend)
+  run <- glm_run(x, y, offset, is_data, n, k, ncol(beta), backend)
   res <- .cpp_glm_lp(run$handle, family, alpha, beta, extra, gradient, propto,
                      run$use_device)
   value <- res$value
@@ -195,7 +214,8 @@ gpu_glm_lp <- function(y, x, alpha, beta, family, sigma, phi, cuts,
 
 #' Keep GLM data on the device
 #'
-#' Copies `x` and `y` to the selected OpenCL device once. Pass the result as
+#' Copies `x`, `y` and the optional `offset` to the selected OpenCL device
+#' once. Pass the result as
 #' `x` to [gpu_glm_lp()] (leaving `y` out): each call then moves only the
 #' parameters, which is what an MCMC loop wants. The device memory is freed
 #' when the object is garbage-collected. Without a device (or in a build
@@ -207,8 +227,12 @@ gpu_glm_lp <- function(y, x, alpha, beta, family, sigma, phi, cuts,
 #' @param y The n outcomes, finite (their support is checked per family by
 #'   [gpu_glm_lp()]). Logical values and factors (by their codes) are
 #'   accepted.
+#' @param offset `NULL` (none) or a finite numeric vector of length `n`,
+#'   added to the linear predictor of each row by every [gpu_glm_lp()] call
+#'   on this object (see there). Without an offset the kernels are built
+#'   without one and read nothing for it.
 #' @return An object of class `gpu_glm_data`: a list with `ptr` (an external
-#'   pointer), `n`, `k` and `on_device`. It does not survive [saveRDS()] or a
+#'   pointer), `n`, `k`, `has_offset` and `on_device`. It does not survive [saveRDS()] or a
 #'   new session, nor a switch of device with [gpu_select()].
 #' @seealso [gpu_glm_lp()]
 #' @examples
@@ -218,28 +242,55 @@ gpu_glm_lp <- function(y, x, alpha, beta, family, sigma, phi, cuts,
 #' d <- gpu_glm_data(x, y)
 #' d
 #' gpu_glm_lp(x = d, alpha = 0, beta = c(0.2, -0.1, 0.3), family = "poisson_log")
+#'
+#' # counts over exposures: the offset log(exposure)
+#' exposure <- runif(100, 1, 5)
+#' y2 <- rpois(100, exposure * exp(x %*% c(0.2, -0.1, 0.3)))
+#' d2 <- gpu_glm_data(x, y2, offset = log(exposure))
+#' gpu_glm_lp(x = d2, alpha = 0, beta = c(0.2, -0.1, 0.3), family = "poisson_log")
+#' sum(dpois(y2, exposure * exp(x %*% c(0.2, -0.1, 0.3)), log = TRUE))
 #' @export
-gpu_glm_data <- function(x, y) {
+gpu_glm_data <- function(x, y, offset = NULL) {
   x <- check_design(x)
   y <- check_glm_y(y, nrow(x))
+  offset <- check_glm_offset(offset, nrow(x))
   upload <- gpu_available()
-  ptr <- .cpp_glm_data(x, y, upload, TRUE)
-  structure(list(ptr = ptr, n = nrow(x), k = ncol(x), on_device = upload),
+  ptr <- .cpp_glm_data(x, y, upload, TRUE, offset)
+  structure(list(ptr = ptr, n = nrow(x), k = ncol(x), has_offset = !is.null(offset),
+                 on_device = upload),
             class = "gpu_glm_data")
+}
+
+# `offset` of n rows (of `rows`): NULL, or n finite doubles; errors name
+# `offset`.
+check_glm_offset <- function(offset, n, rows = "`x`") {
+  if (is.null(offset)) return(NULL)
+  if (!is.numeric(offset) || (!is.null(dim(offset)) && min(dim(offset)) > 1L)) {
+    stop("`offset` must be NULL or a numeric vector", call. = FALSE)
+  }
+  if (length(offset) != n) {
+    stop(sprintf("`offset` must have one value per row of %s (%d), not %d", rows, n,
+                 length(offset)), call. = FALSE)
+  }
+  if (anyNA(offset) || any(is.infinite(offset))) {
+    stop("`offset` must be finite (no NA, NaN or Inf)", call. = FALSE)
+  }
+  as.double(offset)
 }
 
 #' @export
 print.gpu_glm_data <- function(x, ...) {
   where <- if (x$on_device && .cpp_glm_data_on_device(x$ptr)) "on the device and the host"
            else "on the host only"
-  cat(sprintf("<gpu_glm_data: %d rows, %d columns, %s>\n", x$n, x$k, where))
+  cat(sprintf("<gpu_glm_data: %d rows, %d columns%s, %s>\n", x$n, x$k,
+              if (isTRUE(x$has_offset)) ", an offset" else "", where))
   invisible(x)
 }
 
 # The backend and the data handle of one call: x is a gpu_glm_data object
-# (read as it is) or a matrix (wrapped, and uploaded for the device).
-# `width` is the number of linear predictors times points.
-glm_run <- function(x, y, is_data, n, k, width, backend) {
+# (read as it is) or a matrix (wrapped with y and the offset, and uploaded
+# for the device). `width` is the number of linear predictors times points.
+glm_run <- function(x, y, offset, is_data, n, k, width, backend) {
   on_device <- is_data && x$on_device && .cpp_glm_data_on_device(x$ptr)
   backend <- if (is_data && on_device && identical(backend, "auto")) "opencl" else
     resolve_backend(backend, as.double(n) * k * width,
@@ -254,7 +305,7 @@ glm_run <- function(x, y, is_data, n, k, width, backend) {
     return(list(handle = x$ptr, use_device = use_device))
   }
   # x is checked as it is read
-  list(handle = .cpp_glm_data(x, y, use_device, FALSE), use_device = use_device)
+  list(handle = .cpp_glm_data(x, y, use_device, FALSE, offset), use_device = use_device)
 }
 
 # P points of a scalar family: beta k x P, alpha and sigma / phi of length 1

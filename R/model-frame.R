@@ -1,9 +1,10 @@
 # glm_model()'s formula form: the model frame and design matrix as glm()
-# builds them (factors, interactions, na.action), and the response checked
-# against the family.
+# builds them (factors, interactions, offsets, na.action), and the response
+# checked against the family.
 
+# `offset_expr`: the unevaluated `offset` argument (NULL for none).
 glm_model_formula <- function(formula, data, family, prior, prior_intercept, prior_aux,
-                              na.action) {
+                              na.action, offset_expr = NULL) {
   fam <- resolve_family(family)
   if (fam$stan %in% c("categorical_logit", "ordered_logistic")) {
     stop(sprintf("`family` \"%s\" is available in the matrix form glm_model(y, x, family) only",
@@ -17,16 +18,13 @@ glm_model_formula <- function(formula, data, family, prior, prior_intercept, pri
   if (!is.null(data) && !is.data.frame(data) && !is.list(data) && !is.environment(data)) {
     stop("`data` must be a data frame", call. = FALSE)
   }
-  mf <- stats::model.frame(formula, data = data %||% environment(formula),
-                           na.action = na.action, drop.unused.levels = TRUE)
+  mf <- formula_model_frame(formula, data, na.action, offset_expr)
   dropped <- attr(mf, "na.action")
   if (length(dropped) > 0L) {
     message(sprintf("glm_model: %d row(s) with missing values dropped (na.action = %s)",
                     length(dropped), class(dropped)[1L]))
   }
-  if (!is.null(stats::model.offset(mf))) {
-    stop("`formula` has an offset: offsets are not supported yet", call. = FALSE)
-  }
+  offset <- frame_offset(mf, NULL, NULL, nrow(mf), "`data`")
   mt <- attr(mf, "terms")
   if (attr(mt, "response") == 0L) stop("`formula` must have a response", call. = FALSE)
   X <- stats::model.matrix(mt, mf)
@@ -45,14 +43,77 @@ glm_model_formula <- function(formula, data, family, prior, prior_intercept, pri
   resp <- glm_response(stats::model.response(mf), fam$stan)
   model <- glm_model_build(resp, x, fam$stan, prior, prior_intercept, prior_aux,
                            n_categories = 1L, has_intercept = has_intercept,
-                           names = c(if (has_intercept) "(Intercept)", colnames(x)))
+                           names = c(if (has_intercept) "(Intercept)", colnames(x)),
+                           offset = offset)
   model$family_object <- fam$object
   model$formula <- formula
+  model$offset_call <- offset_expr
   model$terms <- mt
   model$xlevels <- stats::.getXlevels(mt, mf)
   model$contrasts <- attr(X, "contrasts")
   model$na_action <- dropped
   model
+}
+
+# The model frame of `formula` in `data` as glm() builds it: the `offset`
+# argument evaluated in `data`, then in the formula's environment, and its
+# rows dropped by na.action with the others (column "(offset)").
+formula_model_frame <- function(formula, data, na.action, offset_expr) {
+  frame_data <- data %||% environment(formula)
+  mf_call <- quote(stats::model.frame(formula, data = frame_data, na.action = na.action,
+                                      drop.unused.levels = TRUE))
+  if (!is.null(offset_expr)) {
+    off <- tryCatch(eval(offset_expr, frame_data, environment(formula)),
+                    error = function(e) {
+                      stop(sprintf("`offset` could not be evaluated in `data`: %s",
+                                   conditionMessage(e)), call. = FALSE)
+                    })
+    if (!is.null(off)) {
+      if (!is.numeric(off) || (!is.null(dim(off)) && min(dim(off)) > 1L)) {
+        stop("`offset` must be a numeric vector", call. = FALSE)
+      }
+      if (is.data.frame(data) && length(off) != nrow(data)) {
+        stop(sprintf("`offset` must have one value per row of `data` (%d), not %d",
+                     nrow(data), length(off)), call. = FALSE)
+      }
+      mf_call$offset <- as.vector(off)  # the value: model.frame evaluates extras in `data`
+    }
+  }
+  tryCatch(eval(mf_call), error = function(e) {
+    if (grepl("(offset)", conditionMessage(e), fixed = TRUE)) {
+      stop("`offset` must have one value per row of the variables of `formula`",
+           call. = FALSE)
+    }
+    stop(e)
+  })
+}
+
+# The offset of the rows of model frame `mf` (n rows, of `what`): the sum of
+# its offset() terms and "(offset)" column, plus `extra` (the `offset`
+# expression evaluated for these rows, or NULL), or NULL when there is none.
+# Errors name `offset`.
+frame_offset <- function(mf, extra, expr_label, n, what) {
+  off <- tryCatch(stats::model.offset(mf), error = function(e) {
+    stop(sprintf("`offset` (the offset() terms of `formula`) must be numeric: %s",
+                 conditionMessage(e)), call. = FALSE)
+  })
+  if (!is.null(extra)) {
+    if (!is.numeric(extra) || length(extra) != n) {
+      stop(sprintf(paste0("`offset`: the model's offset (%s) gives %d values for the %d rows ",
+                          "of %s; give `offset` for them"),
+                   expr_label, length(extra), n, what), call. = FALSE)
+    }
+    off <- (off %||% 0) + as.vector(extra)
+  }
+  if (is.null(off)) return(NULL)
+  if (!is.numeric(off) || length(off) != n) {
+    stop(sprintf("`offset` must be numeric with one value per row of %s", what), call. = FALSE)
+  }
+  if (any(!is.finite(off))) {
+    stop(sprintf("`offset` must be finite (no NA, NaN or Inf) in every row of %s used", what),
+         call. = FALSE)
+  }
+  as.double(off)
 }
 
 # The response of a formula model: `y` (one value per row, for the core),

@@ -36,12 +36,21 @@ log_lik <- function(object, ...) UseMethod("log_lik")
 #'   matrix as the loo package wants it (one column per row of the data, a
 #'   two-column binomial row being one binomial observation).
 #'
-#' Draws are the post-warmup draws of all chains, chain after chain.
+#' Draws are the post-warmup draws of all chains, chain after chain. The
+#' linear predictor includes the model's offset (see [glm_model()]): its own
+#' for the rows of its data; for `newdata`, the `offset()` terms of the
+#' formula and the model's `offset` expression evaluated in `newdata`, as
+#' [stats::predict.glm()] does, unless `offset` is given.
 #'
 #' @param object A `clbayes_fit`.
-#' @param newdata For a formula model a data frame with the predictors; for
-#'   the matrix form a matrix with the columns of `x`. `NULL` (the default)
-#'   uses the data the model was made with.
+#' @param newdata For a formula model a data frame with the predictors (and,
+#'   for `log_lik()`, the response); for the matrix form a matrix with the
+#'   columns of `x` (not for `log_lik()`, which needs the response). `NULL`
+#'   (the default) uses the data the model was made with.
+#' @param offset `NULL` (the default: the model's offset, as above) or a
+#'   finite numeric vector with one value per row of `newdata` (or of the
+#'   model's data), used as the offset in place of the model's. A matrix-form
+#'   model with an offset needs it with `newdata`.
 #' @param type `"link"` or `"response"`.
 #' @param draws The number of draws to use (a random subset), or `NULL` for
 #'   all.
@@ -75,21 +84,24 @@ coef.clbayes_fit <- function(object, ...) {
 
 #' @rdname model-methods
 #' @export
-predict.clbayes_fit <- function(object, newdata = NULL, type = c("link", "response"), ...) {
+predict.clbayes_fit <- function(object, newdata = NULL, type = c("link", "response"),
+                                offset = NULL, ...) {
   type <- check_choice(type, c("link", "response"), "type")
-  eta <- fit_linear_predictor(object, fit_draws(object), newdata)
+  eta <- fit_linear_predictor(object, fit_draws(object), fit_rows(object, newdata, offset))
   mu <- if (type == "link") eta else model_inverse_link(object$model, eta)
   unname(colMeans(mu))
 }
 
 #' @rdname model-methods
 #' @export
-posterior_predict.clbayes_fit <- function(object, newdata = NULL, draws = NULL, ...) {
+posterior_predict.clbayes_fit <- function(object, newdata = NULL, draws = NULL,
+                                          offset = NULL, ...) {
   d <- fit_draws(object, draws)
-  eta <- fit_linear_predictor(object, d, newdata)
+  rows <- fit_rows(object, newdata, offset)
+  eta <- fit_linear_predictor(object, d, rows)
   m <- object$model
   S <- nrow(eta)
-  trials <- if (is.null(newdata)) m$trials else NULL
+  trials <- rows$trials
   out <- switch(m$family,
     normal_id = stats::rnorm(length(eta), eta, d[, "sigma"]),
     bernoulli_logit = stats::rbinom(length(eta), rep(trials %||% 1, each = S), stats::plogis(eta)),
@@ -100,15 +112,17 @@ posterior_predict.clbayes_fit <- function(object, newdata = NULL, draws = NULL, 
 
 #' @rdname model-methods
 #' @export
-log_lik.clbayes_fit <- function(object, ...) {
+log_lik.clbayes_fit <- function(object, newdata = NULL, offset = NULL, ...) {
   d <- fit_draws(object)
-  eta <- fit_linear_predictor(object, d, NULL)
+  rows <- fit_rows(object, newdata, offset, response = TRUE)
+  eta <- fit_linear_predictor(object, d, rows)
   m <- object$model
   S <- nrow(eta)
-  y <- matrix(m$y, S, length(m$y), byrow = TRUE)
+  n <- length(rows$y)
+  y <- matrix(rows$y, S, n, byrow = TRUE)
   out <- switch(m$family,
     normal_id = stats::dnorm(y, eta, d[, "sigma"], log = TRUE),
-    bernoulli_logit = stats::dbinom(y, matrix(m$trials %||% 1, S, length(m$y), byrow = TRUE),
+    bernoulli_logit = stats::dbinom(y, matrix(rows$trials %||% 1, S, n, byrow = TRUE),
                                     stats::plogis(eta), log = TRUE),
     poisson_log = stats::dpois(y, exp(eta), log = TRUE),
     neg_binomial_2_log = stats::dnbinom(y, size = d[, "phi"], mu = exp(eta), log = TRUE))
@@ -129,38 +143,86 @@ fit_draws <- function(fit, n = NULL) {
   out[sort(sample.int(nrow(out), n)), , drop = FALSE]
 }
 
-# The draws x observations matrix of linear predictors at `newdata`.
-fit_linear_predictor <- function(fit, draws, newdata) {
+# The draws x observations matrix of linear predictors at the rows `rows`
+# (fit_rows()): alpha + x beta + offset per draw.
+fit_linear_predictor <- function(fit, draws, rows) {
+  m <- fit$model
+  x <- rows$x
+  k <- ncol(x)
+  n_alpha <- as.integer(m$has_intercept)
+  beta <- draws[, n_alpha + seq_len(k), drop = FALSE]
+  eta <- beta %*% t(x)
+  if (n_alpha == 1L) eta <- eta + draws[, 1L]
+  if (!is.null(rows$offset)) eta <- eta + rep(rows$offset, each = nrow(eta))
+  eta
+}
+
+# The rows a prediction is for: list(x = the design without an intercept
+# column, offset = NULL or one value per row, and with `response` y and
+# trials), of `newdata` or of the model's own data; `offset`, when given,
+# replaces the model's.
+fit_rows <- function(fit, newdata, offset, response = FALSE) {
   m <- fit$model
   if (!inherits(m, "clbayes_glm_model") ||
       m$family %in% c("categorical_logit", "ordered_logistic")) {
     stop("`object` must be a fit of glm_model() or lm_model(formula, data) with a ",
          "gaussian, binomial, poisson or negative binomial family", call. = FALSE)
   }
-  x <- if (is.null(newdata)) m$x else model_new_x(m, newdata)
-  k <- ncol(x)
-  n_alpha <- as.integer(m$has_intercept)
-  beta <- draws[, n_alpha + seq_len(k), drop = FALSE]
-  eta <- beta %*% t(x)
-  if (n_alpha == 1L) eta <- eta + draws[, 1L]
-  eta
+  rows <- if (is.null(newdata)) list(x = m$x, offset = m$offset, y = m$y, trials = m$trials)
+    else if (is.null(m$terms)) matrix_new_rows(m, newdata, offset, response)
+    else formula_new_rows(m, newdata, offset, response)
+  if (!is.null(offset)) {
+    rows$offset <- check_glm_offset(offset, nrow(rows$x),
+                                    if (is.null(newdata)) "the model's data" else "`newdata`")
+  }
+  rows
 }
 
-# The design matrix (no intercept column) of `newdata` for model `m`.
-model_new_x <- function(m, newdata) {
-  if (is.null(m$terms)) {
-    if (!is.numeric(newdata) || !is.matrix(newdata) || ncol(newdata) != ncol(m$x)) {
-      stop(sprintf("`newdata` must be a numeric matrix with %d columns, as `x`", ncol(m$x)),
-           call. = FALSE)
-    }
-    return(newdata)
+# The rows of `newdata` for a matrix-form model: its columns are x's.
+matrix_new_rows <- function(m, newdata, offset, response) {
+  if (response) {
+    stop("`newdata` in log_lik() is for formula models (it needs the response)",
+         call. = FALSE)
   }
+  if (!is.numeric(newdata) || !is.matrix(newdata) || ncol(newdata) != ncol(m$x)) {
+    stop(sprintf("`newdata` must be a numeric matrix with %d columns, as `x`", ncol(m$x)),
+         call. = FALSE)
+  }
+  if (!is.null(m$offset) && is.null(offset)) {
+    stop("`offset` must be given with `newdata`: the model has an offset (give one value ",
+         "per row of `newdata`)", call. = FALSE)
+  }
+  list(x = newdata, offset = NULL)
+}
+
+# The rows of the data frame `newdata` for a formula model, as
+# predict.glm() builds them: its design, its offset (the offset() terms and
+# the `offset` expression evaluated in newdata, unless `offset` replaces
+# them) and, with `response`, its response.
+formula_new_rows <- function(m, newdata, offset, response) {
   if (!is.data.frame(newdata)) stop("`newdata` must be a data frame", call. = FALSE)
-  tt <- stats::delete.response(m$terms)
+  tt <- if (response) m$terms else stats::delete.response(m$terms)
   mf <- stats::model.frame(tt, newdata, xlev = m$xlevels, na.action = stats::na.pass)
   X <- stats::model.matrix(tt, mf, contrasts.arg = m$contrasts)
   if (anyNA(X)) stop("`newdata` must have no missing predictors", call. = FALSE)
-  X[, colnames(X) != "(Intercept)", drop = FALSE]
+  rows <- list(x = X[, colnames(X) != "(Intercept)", drop = FALSE])
+  if (response) {
+    resp <- glm_response(stats::model.response(mf), m$family)
+    if (anyNA(resp$y)) stop("`newdata` must have no missing responses", call. = FALSE)
+    rows$y <- resp$y
+    rows$trials <- resp$trials
+  }
+  if (is.null(offset)) {
+    label <- paste(deparse(m$offset_call), collapse = " ")
+    extra <- if (!is.null(m$offset_call)) {
+      tryCatch(eval(m$offset_call, newdata, environment(m$terms)), error = function(e) {
+        stop(sprintf("`offset`: the model's offset (%s) could not be evaluated in ",
+                     label), "`newdata`: ", conditionMessage(e), call. = FALSE)
+      })
+    }
+    rows$offset <- frame_offset(mf, extra, label, nrow(X), "`newdata`")
+  }
+  rows
 }
 
 model_inverse_link <- function(m, eta) {

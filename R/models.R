@@ -27,6 +27,9 @@
 #'   [priors].
 #' @param na.action What to do with rows with missing values (formula form),
 #'   as for [stats::model.frame()]; dropped rows are reported in a message.
+#' @param offset An offset added to the linear predictor (formula form), as
+#'   for [glm_model()]: evaluated in `data`, summed with any `offset()` terms
+#'   of `formula`.
 #' @param y,X The matrix form called by name: `lm_model(y = y, X = X)` is
 #'   `lm_model(y, X)`.
 #' @return The formula form: a `clbayes_glm_model` (see [glm_model()]). The
@@ -56,16 +59,16 @@
 #' @export
 lm_model <- function(formula, data, prior = normal(0, 2.5),
                      prior_intercept = normal(0, 10), prior_aux = exponential(1),
-                     na.action = getOption("na.action"), y = NULL, X = NULL) {
+                     na.action = getOption("na.action"), offset = NULL, y = NULL, X = NULL) {
+  offset_expr <- substitute(offset)  # evaluated in `data`, as glm() does
   if (!is.null(y) || !is.null(X)) {
     both <- matrix_form_by_name(y, X, "X", missing(formula) && missing(data))
     formula <- both[[1L]]
     data <- both[[2L]]
   }
   if (inherits(formula, "formula")) {
-    model <- glm_model(formula, data, family = stats::gaussian(), prior = prior,
-                       prior_intercept = prior_intercept, prior_aux = prior_aux,
-                       na.action = na.action)
+    model <- glm_model_formula(formula, if (missing(data)) NULL else data, stats::gaussian(),
+                               prior, prior_intercept, prior_aux, na.action, offset_expr)
     model$call <- match.call()
     return(model)
   }
@@ -73,6 +76,10 @@ lm_model <- function(formula, data, prior = normal(0, 2.5),
     stop("`prior`, `prior_intercept` and `prior_aux` are for the formula form ",
          "lm_model(formula, data); lm_model(y, X) has flat priors and sigma = 1",
          call. = FALSE)
+  }
+  if (!is.null(offset_expr)) {
+    stop("`offset` is for the formula form lm_model(formula, data) (in lm_model(y, X) ",
+         "subtract it from `y`)", call. = FALSE)
   }
   if (missing(data)) stop("`X` must be given: lm_model(y, X) or lm_model(formula, data)",
                           call. = FALSE)
@@ -112,7 +119,7 @@ print.clbayes_model <- function(x, ...) {
   cat(sprintf("<%s> %d observations, parameters: %s\n", class(x)[1L], x$n_obs,
               paste(x$names, collapse = ", ")))
   if (inherits(x, "clbayes_glm_model")) {
-    cat(sprintf("family: %s\n", x$family))
+    cat(sprintf("family: %s%s\n", x$family, if (!is.null(x$offset)) ", with an offset" else ""))
     show <- function(p) if (is.null(p)) "flat" else trimws(utils::capture.output(print(p)))
     cat(sprintf("prior_intercept: %s\nprior: %s\n", show(x$prior_intercept), show(x$prior)))
     if (any(x$names %in% c("sigma", "phi"))) cat(sprintf("prior_aux: %s\n", show(x$prior_aux)))
@@ -156,9 +163,22 @@ print.clbayes_model <- function(x, ...) {
 #'   `coef(glm(formula, family, data))` names them (`"(Intercept)"`, `"x1"`,
 #'   `"groupB"`, `"x1:x2"`, ...), followed by `"sigma"` (gaussian) or
 #'   `"phi"` (negative binomial). A formula without an intercept (`y ~ x -
-#'   1`) has none. Offsets are not supported yet: a formula with `offset()`
-#'   is an error. Rows with missing values are handled by `na.action`, with
+#'   1`) has none. Rows with missing values are handled by `na.action`, with
 #'   a message saying how many were dropped. Collinear columns are an error.
+#'
+#' @section Offsets: As in [stats::glm()], `offset()` terms of the formula
+#'   and the `offset` argument (evaluated in `data`, then in the formula's
+#'   environment) are summed into one known term of the linear predictor,
+#'   `eta = alpha + x beta + offset` (e.g. `offset(log(exposure))` for
+#'   counts over exposures). Rows where the offset is missing are dropped by
+#'   `na.action` with the others. The offset stays with the data (on the
+#'   device too) and is added in the likelihood's pass over the data.
+#'   [predict()][predict.clbayes_fit], [posterior_predict()] and
+#'   [log_lik()] include it; with `newdata` they evaluate the `offset()`
+#'   terms and the `offset` expression in `newdata`, as [stats::predict.glm()]
+#'   does, or take their own `offset` argument. In the matrix form `offset`
+#'   is a numeric vector, one value per row of `x` (not for
+#'   `"categorical_logit"`, where it would cancel).
 #'
 #' @section Priors: `prior` applies to each coefficient (one number, or one
 #'   location/scale per coefficient), `prior_intercept` to the intercept,
@@ -194,6 +214,10 @@ print.clbayes_model <- function(x, ...) {
 #'   [normal()], [student_t()] or [cauchy()], or `NULL` (flat).
 #' @param na.action What to do with rows with missing values (formula form),
 #'   as for [stats::model.frame()].
+#' @param offset `NULL`, or an offset added to the linear predictor (see
+#'   Offsets): in the formula form an expression evaluated in `data`, as for
+#'   [stats::glm()]; in the matrix form a finite numeric vector with one
+#'   value per row of `x`.
 #' @param n_categories For `"categorical_logit"` and `"ordered_logistic"`
 #'   (matrix form): the number of categories (default `max(y)`).
 #' @param y,x The matrix form called by name: `glm_model(y = y, x = x,
@@ -208,7 +232,7 @@ print.clbayes_model <- function(x, ...) {
 #'   estimates, with `sigma` its residual standard deviation and `phi` a
 #'   moment estimate, or zeros where that fit fails), the priors, and what
 #'   [predict()][predict.clbayes_fit], [posterior_predict()] and
-#'   [log_lik()] need (`x`, `y`, `terms`, ...).
+#'   [log_lik()] need (`x`, `y`, `offset`, `terms`, ...).
 #' @seealso [priors], [gpu_glm_lp()], [slice_sample_mv()],
 #'   [coef.clbayes_fit()], [posterior_predict()], [log_lik()]
 #' @examples
@@ -223,6 +247,13 @@ print.clbayes_model <- function(x, ...) {
 #' coef(fit)
 #' coef(glm(y ~ x1 + x2, binomial(), d))
 #'
+#' # counts over exposures: an offset, as in glm()
+#' d$days <- runif(100, 1, 10)
+#' d$n <- rpois(100, d$days * exp(0.2 + 0.3 * d$x1))
+#' m3 <- glm_model(n ~ x1 + offset(log(days)), d, family = poisson())
+#' m3$init
+#' coef(glm(n ~ x1 + offset(log(days)), poisson(), d))
+#'
 #' # the matrix form, with Stan's family name
 #' x <- cbind(x1 = d$x1, x2 = d$x2)
 #' m2 <- glm_model(d$y, x, "bernoulli_logit")
@@ -230,8 +261,9 @@ print.clbayes_model <- function(x, ...) {
 #' @export
 glm_model <- function(formula, data, family = stats::gaussian(), prior = normal(0, 2.5),
                       prior_intercept = normal(0, 10), prior_aux = exponential(1),
-                      na.action = getOption("na.action"), n_categories = NULL,
+                      na.action = getOption("na.action"), offset = NULL, n_categories = NULL,
                       y = NULL, x = NULL) {
+  offset_expr <- substitute(offset)  # the formula form evaluates it in `data`, as glm()
   if (!is.null(y) || !is.null(x)) {
     both <- matrix_form_by_name(y, x, "x", missing(formula) && missing(data))
     formula <- both[[1L]]
@@ -242,7 +274,7 @@ glm_model <- function(formula, data, family = stats::gaussian(), prior = normal(
       stop("`n_categories` is for the matrix form glm_model(y, x, family)", call. = FALSE)
     }
     model <- glm_model_formula(formula, if (missing(data)) NULL else data, family,
-                               prior, prior_intercept, prior_aux, na.action)
+                               prior, prior_intercept, prior_aux, na.action, offset_expr)
     model$call <- match.call()
     return(model)
   }
@@ -259,7 +291,8 @@ glm_model <- function(formula, data, family = stats::gaussian(), prior = normal(
     if (missing(prior)) prior <- normal(0, 10)
     if (missing(prior_intercept)) prior_intercept <- normal(0, 10)
   }
-  glm_model_matrix(formula, data, family, prior, prior_intercept, prior_aux, n_categories)
+  glm_model_matrix(formula, data, family, prior, prior_intercept, prior_aux, n_categories,
+                   offset)
 }
 
 # A matrix-form prior list (mean, sd, rate) as prior objects.
@@ -282,11 +315,16 @@ legacy_prior <- function(prior) {
 }
 
 glm_model_matrix <- function(y, x, family, prior, prior_intercept, prior_aux,
-                             n_categories) {
+                             n_categories, offset) {
   fam <- resolve_family(family)
   x <- check_design(x)
   categorical <- fam$stan %in% c("categorical_logit", "ordered_logistic")
   y <- check_glm_y(y, nrow(x))
+  offset <- check_glm_offset(offset, nrow(x))
+  if (!is.null(offset) && fam$stan == "categorical_logit") {
+    stop("`offset` is not supported by categorical_logit (an offset shared by every ",
+         "category cancels in the softmax)", call. = FALSE)
+  }
   if (categorical) {
     if (is.null(n_categories)) n_categories <- max(y)
     if (!is.numeric(n_categories) || length(n_categories) != 1L ||
@@ -307,16 +345,17 @@ glm_model_matrix <- function(y, x, family, prior, prior_intercept, prior_aux,
   )
   model <- glm_model_build(list(y = y, trials = NULL), x, fam$stan, prior, prior_intercept,
                            prior_aux, n_categories = n_categories, has_intercept = TRUE,
-                           names = nm)
+                           names = nm, offset = offset)
   model$family_object <- fam$object
   model
 }
 
 # The model object from the response `resp` (glm_response()), the design
-# `x` (no intercept column) and the coefficients' names `names`; sigma, phi
-# or the cuts are added to them.
+# `x` (no intercept column), the offset (NULL or one value per row of x)
+# and the coefficients' names `names`; sigma, phi or the cuts are added to
+# them.
 glm_model_build <- function(resp, x, stan, prior, prior_intercept, prior_aux, n_categories,
-                            has_intercept, names) {
+                            has_intercept, names, offset = NULL) {
   prior <- check_prior_arg(prior, "prior")
   prior_intercept <- check_prior_arg(prior_intercept, "prior_intercept")
   prior_aux <- check_prior_arg(prior_aux, "prior_aux", aux = TRUE)
@@ -331,9 +370,10 @@ glm_model_build <- function(resp, x, stan, prior, prior_intercept, prior_aux, n_
   nm <- c(names, if (n_aux == 1L) extra, if (n_cuts > 0L) paste0("cuts[", seq_len(n_cuts), "]"))
   # the core's rows: a two-column binomial response is one Bernoulli row
   # per trial
-  data <- glm_model_data(x, resp$y, resp$trials)  # checks y; uploads when a device exists
+  data <- glm_model_data(x, resp$y, resp$trials, offset)  # checks y; uploads to a device
   xc <- data$x
   yc <- data$y
+  oc <- data$offset
   data <- data$data
   model <- structure(list(family = stan, data = data, priors = priors,
                           prior = prior, prior_intercept = prior_intercept,
@@ -344,40 +384,39 @@ glm_model_build <- function(resp, x, stan, prior, prior_intercept, prior_aux, n_
                           threshold = 1e5, use_device = FALSE,
                           lower = ifelse(nm %in% c("sigma", "phi"), 0, -Inf),
                           upper = rep(Inf, length(nm)),
-                          x = x, y = resp$y, trials = resp$trials),
+                          x = x, y = resp$y, trials = resp$trials, offset = offset),
                      class = c("clbayes_glm_model", "clbayes_model"))
-  model$init <- glm_model_init(model, xc, yc)
+  model$init <- glm_model_init(model, xc, yc, oc)
   # One evaluation at a point inside the support checks y against the
   # family (an error names `y`) before any sampling starts.
   .cpp_model_log_density(model, matrix(model$init, nrow = 1L))
   model
 }
 
-# A starting point inside the support: the glm.fit() estimates (on at most
-# 10^5 evenly spaced rows) with sigma their residual sd and phi a moment
-# estimate; zeros (sigma, phi = 1, cuts spread around zero) where the fit
-# fails and for the categorical families.
 # The likelihood's data of a GLM: a two-column binomial response becomes
-# one Bernoulli row per trial (x repeated); `data` is its gpu_glm_data.
-glm_model_data <- function(x, y, trials) {
+# one Bernoulli row per trial (x and the offset repeated); `data` is its
+# gpu_glm_data.
+glm_model_data <- function(x, y, trials, offset = NULL) {
   if (!is.null(trials)) {
     rows <- c(rep(seq_along(y), y), rep(seq_along(y), trials - y))
     x <- x[rows, , drop = FALSE]
     y <- rep(c(1, 0), c(sum(y), sum(trials - y)))
+    if (!is.null(offset)) offset <- offset[rows]
   }
-  list(x = x, y = y, data = gpu_glm_data(x, y))
+  list(x = x, y = y, offset = offset, data = gpu_glm_data(x, y, offset))
 }
 
 # A model whose data handle does not survive serialisation (an external
 # pointer, as in a future's worker) gets it again from the host data it
-# keeps: glm_model from x, y and trials, gp_model from y, X and coords.
+# keeps: glm_model from x, y, trials and offset, gp_model from y, X and
+# coords.
 model_rebuild_data <- function(model) {
   if (!inherits(model, "clbayes_model") || is.null(model$data$ptr) ||
       !identical(model$data$ptr, methods::new("externalptr"))) {
     return(model)
   }
   if (inherits(model, "clbayes_glm_model")) {
-    model$data <- glm_model_data(model$x, model$y, model$trials)$data
+    model$data <- glm_model_data(model$x, model$y, model$trials, model$offset)$data
   } else if (inherits(model, "clbayes_gp_model")) {
     model$data <- gpu_gp_data(model$y, model$X, model$coords)
   } else {
@@ -399,7 +438,11 @@ matrix_form_by_name <- function(y, x, x_arg, positional_missing) {
   list(y, x)
 }
 
-glm_model_init <- function(model, x, y) {
+# A starting point inside the support: the glm.fit() estimates (on at most
+# 10^5 evenly spaced rows) with sigma their residual sd and phi a moment
+# estimate; zeros (sigma, phi = 1, cuts spread around zero) where the fit
+# fails and for the categorical families. x, y and offset: the core's rows.
+glm_model_init <- function(model, x, y, offset = NULL) {
   nm <- model$names
   theta <- stats::setNames(numeric(length(nm)), nm)
   theta[nm %in% c("sigma", "phi")] <- 1
@@ -410,7 +453,8 @@ glm_model_init <- function(model, x, y) {
   X <- if (model$has_intercept) cbind(1, x[rows, , drop = FALSE]) else x[rows, , drop = FALSE]
   fam <- switch(model$family, normal_id = stats::gaussian(),
                 bernoulli_logit = stats::binomial(), stats::poisson())
-  fit <- tryCatch(suppressWarnings(stats::glm.fit(X, y[rows], family = fam)),
+  fit <- tryCatch(suppressWarnings(stats::glm.fit(X, y[rows], family = fam,
+                                                  offset = offset[rows])),
                   error = function(e) NULL)
   n_coef <- ncol(X)
   if (is.null(fit) || !isTRUE(fit$converged) || any(!is.finite(fit$coefficients)) ||

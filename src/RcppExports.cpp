@@ -249,8 +249,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // cpp_glm_data
-SEXP cpp_glm_data(Rcpp::NumericMatrix x, Rcpp::NumericVector y, bool upload, bool check_x);
-RcppExport SEXP _clbayes_cpp_glm_data(SEXP xSEXP, SEXP ySEXP, SEXP uploadSEXP, SEXP check_xSEXP) {
+SEXP cpp_glm_data(Rcpp::NumericMatrix x, Rcpp::NumericVector y, bool upload, bool check_x, SEXP offset);
+RcppExport SEXP _clbayes_cpp_glm_data(SEXP xSEXP, SEXP ySEXP, SEXP uploadSEXP, SEXP check_xSEXP, SEXP offsetSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -258,7 +258,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< Rcpp::NumericVector >::type y(ySEXP);
     Rcpp::traits::input_parameter< bool >::type upload(uploadSEXP);
     Rcpp::traits::input_parameter< bool >::type check_x(check_xSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_glm_data(x, y, upload, check_x));
+    Rcpp::traits::input_parameter< SEXP >::type offset(offsetSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_glm_data(x, y, upload, check_x, offset));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -911,7 +912,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_clbayes_cpp_deselect", (DL_FUNC) &_clbayes_cpp_deselect, 0},
     {"_clbayes_cpp_init_device", (DL_FUNC) &_clbayes_cpp_init_device, 0},
     {"_clbayes_cpp_available", (DL_FUNC) &_clbayes_cpp_available, 0},
-    {"_clbayes_cpp_glm_data", (DL_FUNC) &_clbayes_cpp_glm_data, 4},
+    {"_clbayes_cpp_glm_data", (DL_FUNC) &_clbayes_cpp_glm_data, 5},
     {"_clbayes_cpp_glm_data_dim", (DL_FUNC) &_clbayes_cpp_glm_data_dim, 1},
     {"_clbayes_cpp_glm_lp", (DL_FUNC) &_clbayes_cpp_glm_lp, 8},
     {"_clbayes_cpp_glm_data_on_device", (DL_FUNC) &_clbayes_cpp_glm_data_on_device, 1},

@@ -12,28 +12,36 @@ namespace glm = clbayes::glm;
 
 using glue::as_glm_data;
 
-// The handle keeps x and y alive through the external pointer's protected
-// slot: the core borrows their memory for the CPU path.
+// The handle keeps x, y and the offset alive through the external pointer's
+// protected slot: the core borrows their memory for the CPU path. `offset`
+// is NULL (none) or n doubles.
 // [[Rcpp::export(.cpp_glm_data)]]
 SEXP cpp_glm_data(Rcpp::NumericMatrix x, Rcpp::NumericVector y, bool upload,
-                  bool check_x) {
+                  bool check_x, SEXP offset = R_NilValue) {
 #ifndef CLBAYES_OPENCL
   if (upload) glue::stop_no_opencl();
 #endif
   if (y.size() != x.nrow())
     Rcpp::stop("`y` has length %d but `x` has %d rows", static_cast<int>(y.size()),
                x.nrow());
+  const double* off = nullptr;
+  if (!Rf_isNull(offset)) {
+    if (TYPEOF(offset) != REALSXP || Rf_xlength(offset) != x.nrow())
+      Rcpp::stop("`offset` must be a double vector of length nrow(x) = %d", x.nrow());
+    off = REAL(offset);
+  }
   glm::glm_data d = glm::make_glm_data(x.begin(), y.begin(), x.nrow(), x.ncol(), upload,
-                                          check_x);
+                                       check_x, off);
   Rcpp::XPtr<glm::glm_data> ptr(new glm::glm_data(std::move(d)), true, R_NilValue,
-                                Rcpp::List::create(x, y));
+                                Rcpp::List::create(x, y, offset));
   return ptr;
 }
 
+// n, k, and whether the data have an offset (1 or 0).
 // [[Rcpp::export(.cpp_glm_data_dim)]]
 Rcpp::IntegerVector cpp_glm_data_dim(SEXP ptr) {
   const glm::glm_data& d = as_glm_data(ptr);
-  return Rcpp::IntegerVector::create(d.n, d.k);
+  return Rcpp::IntegerVector::create(d.n, d.k, d.offset != nullptr ? 1 : 0);
 }
 
 // [[Rcpp::export(.cpp_glm_lp)]]

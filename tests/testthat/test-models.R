@@ -379,14 +379,16 @@ test_that("a two-column binomial response is one Bernoulli row per trial", {
                model_log_density(m2, pts, backend = "cpu"))
 })
 
-test_that("rows with NA follow na.action with a message; offsets are an error", {
+test_that("rows with NA follow na.action with a message", {
   d <- make_formula_data(n = 30)
   d$x1[c(3, 9)] <- NA
   expect_message(m <- glm_model(yn ~ x1, d), "2 row\\(s\\) with missing values dropped")
   expect_identical(m$n_obs, 28L)
   expect_error(glm_model(yn ~ x1, d, na.action = na.fail), "missing values")
-  expect_error(glm_model(yp ~ x2 + offset(x2), d, family = poisson()),
-               "`formula` has an offset: offsets are not supported")
+  # a missing offset drops its row too (offsets: test-offsets.R)
+  expect_message(m <- glm_model(yp ~ x2 + offset(x1), d, family = poisson()),
+                 "2 row\\(s\\) with missing values dropped")
+  expect_equal(m$offset, d$x1[-c(3, 9)])
 })
 
 test_that("formula models check their arguments", {

@@ -118,6 +118,15 @@ inline void check_glm_shapes(const glm_params& p, int n, int k) {
   }
 }
 
+/** An offset shifts the linear predictor; categorical_logit has one per
+ *  category, which one offset would shift alike, leaving the likelihood
+ *  unchanged: an error there, so that an offset is never silently ignored. */
+inline void check_glm_offset(family f, bool has_offset) {
+  if (has_offset && f == family::categorical_logit)
+    throw invalid_argument("offset", "is not supported by categorical_logit (an offset "
+                                     "shared by every category cancels in the softmax)");
+}
+
 /** Values of the parameters: finite, sigma and phi positive, cuts strictly
  *  increasing. */
 inline void check_glm_values(const glm_params& p, int k) {

@@ -35,7 +35,10 @@ inline glm_batch_result glm_lp_batch(const glm_data& data, const glm_batch_param
   check_glm_y(one, data.ys, data.n);
   return on_backend(
       data, use_device,
-      [&] { return glm_lp_batch_cpu(data.x, data.y, data.n, data.k, p, gradient, propto); },
+      [&] {
+        return glm_lp_batch_cpu(data.x, data.y, data.n, data.k, p, gradient, propto,
+                                data.offset);
+      },
       [&](const auto& d) { return glm_lp_batch_opencl(d, p, gradient, propto, tune); });
 }
 

@@ -83,12 +83,14 @@ inline int cpu_batch_rows(int k, int n_points) {
 
 /**
  * Log densities (and gradients when `gradient`) of the P points of `p` for
- * the n x k column-major x and y. Parameters and y are the caller's to
- * check (check_glm_batch, check_glm_y); x is checked block by block.
+ * the n x k column-major x and y; `offset` (n values, or null) is added to
+ * every point's linear predictor of each row. Parameters, y and the offset
+ * are the caller's to check (check_glm_batch, check_glm_y, make_glm_data);
+ * x is checked block by block.
  */
 inline glm_batch_result glm_lp_batch_cpu(const double* x, const double* y, int n, int k,
                                          const glm_batch_params& p, bool gradient,
-                                         bool propto) {
+                                         bool propto, const double* offset = nullptr) {
   const int P = p.n_points;
   Eigen::Map<const Eigen::MatrixXd> X(x, n, k);
   Eigen::Map<const Eigen::MatrixXd> B(p.beta, k, P);
@@ -134,6 +136,8 @@ inline glm_batch_result glm_lp_batch_cpu(const double* x, const double* y, int n
           continue;
         }
         eta.topRows(m).noalias() = Xb * B;
+        if (offset != nullptr)
+          eta.topRows(m).colwise() += Eigen::Map<const Eigen::VectorXd>(offset + i0, m);
         if (counts)
           for (int r = 0; r < m; ++r) log_y_fact[r] = math::log_factorial(y[i0 + r], propto);
         for (int j = 0; j < P; ++j) {

@@ -105,6 +105,7 @@ inline bool batch_fused(const glm_data_cl& data, const glm_batch_params& p, bool
     return false;
   auto& kern = opencl::kernels::glm_batch_fused;
   kern.set_option("FAMILY", static_cast<int>(p.fam));
+  kern.set_option("OFFSET", data.offset_option());
   kern.set_option("TR", tr);
   kern.set_option("PC", pc);
   kern.set_option("FWG", wg);
@@ -119,8 +120,8 @@ inline bool batch_fused(const glm_data_cl& data, const glm_batch_params& p, bool
   const long long stride = static_cast<long long>(3 + k) * P;
   ensure(w.batch_partials, row_groups * stride);
   kern(cl::NDRange(static_cast<std::size_t>(row_groups) * wg, chunks), cl::NDRange(wg, 1),
-       w.batch_partials, data.x, data.y, w.batch_params, w.batch_beta, n, k, P,
-       gradient ? 1 : 0, propto ? 1 : 0, cl::Local(sizeof(double) * tr * std::max(k, 1)),
+       w.batch_partials, data.x, data.y, data.offset_arg(), w.batch_params, w.batch_beta, n, k,
+       P, gradient ? 1 : 0, propto ? 1 : 0, cl::Local(sizeof(double) * tr * std::max(k, 1)),
        cl::Local(sizeof(double) * std::max(k, 1) * pc), cl::Local(sizeof(double) * pc * (tr + 1)));
   int rwg = 1;
   while (rwg * 2 <= std::min<int>(64, static_cast<int>(info.max_work_group_size))) rwg *= 2;
@@ -188,6 +189,7 @@ inline glm_batch_result glm_lp_batch_opencl(const glm_data_cl& data, const glm_b
     wg *= 2;
   auto& rows_kernel = opencl::kernels::glm_batch_rows;
   rows_kernel.set_option("FAMILY", static_cast<int>(p.fam));
+  rows_kernel.set_option("OFFSET", data.offset_option());
   rows_kernel.set_option("BATCH_WG", wg);
   // Row groups per point: about groups_per_cu groups per unit over all
   // points, the same in every pass (the partial rows are added over passes).
@@ -211,8 +213,8 @@ inline glm_batch_result glm_lp_batch_opencl(const glm_data_cl& data, const glm_b
     else  // no predictors: eta is alpha alone
       opencl::kernels::zeros(cl::NDRange(w.eta.rows(), P), w.eta, w.eta.rows(), P, 0);
     rows_kernel(cl::NDRange(static_cast<std::size_t>(row_groups) * wg, P), cl::NDRange(wg, 1),
-                w.batch_partials, w.eta, data.y, w.batch_params, i0, m, w.eta.rows(), P,
-                gradient ? 1 : 0, propto ? 1 : 0, i0 > 0 ? 1 : 0);
+                w.batch_partials, w.eta, data.y, data.offset_arg(), w.batch_params, i0, m,
+                w.eta.rows(), P, gradient ? 1 : 0, propto ? 1 : 0, i0 > 0 ? 1 : 0);
     if (!gradient || k == 0) continue;
     xt.i = i0;
     linalg::gemm_options opt;

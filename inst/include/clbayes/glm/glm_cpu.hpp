@@ -25,12 +25,15 @@ inline int cpu_block_rows(int k) {
 /**
  * Log density of the GLM `p.fam` for the n x k column-major x and y, with
  * the gradient when `gradient`; `propto` drops the terms that depend on y
- * and x alone. Shapes and the finiteness of x are checked here; values (support of y,
- * positive sigma, ...) are the caller's to check, with check_glm_values and
- * check_glm_y.
+ * and x alone. `offset` (n values, or null) is added to the linear
+ * predictor of each row (not to categorical_logit's: see check_glm_offset).
+ * Shapes and the finiteness of x are checked here; values (support of y,
+ * positive sigma, a finite offset, ...) are the caller's to check, with
+ * check_glm_values and check_glm_y.
  */
 inline glm_result glm_lp_cpu(const double* x, const double* y, int n, int k,
-                             const glm_params& p, bool gradient, bool propto) {
+                             const glm_params& p, bool gradient, bool propto,
+                             const double* offset = nullptr) {
   check_glm_shapes(p, n, k);
   const int ne = p.n_eta;
   Eigen::Map<const Eigen::MatrixXd> X(x, n, k);
@@ -66,6 +69,8 @@ inline glm_result glm_lp_cpu(const double* x, const double* y, int n, int k,
     // One predictor: matrix-vector products (GEMV); several: GEMM.
     if (ne == 1) eta.col(0).head(m).noalias() = Xb * B.col(0);
     else eta.topRows(m).noalias() = Xb * B;
+    if (offset != nullptr && ne == 1)
+      eta.col(0).head(m) += Eigen::Map<const Eigen::VectorXd>(offset + i0, m);
     double block_lp = 0;
     for (int r = 0; r < m; ++r) {
       const int i = i0 + r;

@@ -14,11 +14,14 @@
 namespace clbayes {
 namespace glm {
 
-/** Data of a GLM: borrowed host arrays (x n x k column-major, y n), the
- *  summary of y, and optionally a device copy that outlives the call. */
+/** Data of a GLM: borrowed host arrays (x n x k column-major, y n, and an
+ *  optional offset of n values added to every linear predictor, as the
+ *  offset of R's glm()), the summary of y, and optionally a device copy of
+ *  all three that outlives the call. */
 struct glm_data {
   const double* x = nullptr;
   const double* y = nullptr;
+  const double* offset = nullptr;  // null: no offset
   int n = 0;
   int k = 0;
   y_summary ys;
@@ -27,24 +30,31 @@ struct glm_data {
 #endif
 };
 
-/** Describe host data. With `upload` copy x and y to the selected device
- *  and check there that x is finite; without, check x on the host when
- *  `check_x` (the CPU path checks each block anyway, so a one-off call can
- *  skip this extra pass). */
+/** Describe host data. With `upload` copy x, y (and the offset) to the
+ *  selected device and check there that x is finite; without, check x on
+ *  the host when `check_x` (the CPU path checks each block anyway, so a
+ *  one-off call can skip this extra pass). `offset`: n values, or null for
+ *  none; checked finite here. */
 inline glm_data make_glm_data(const double* x, const double* y, int n, int k,
-                              bool upload, bool check_x = true) {
+                              bool upload, bool check_x = true,
+                              const double* offset = nullptr) {
   glm_data d;
   d.x = x;
   d.y = y;
+  d.offset = offset;
   d.n = n;
   d.k = k;
   d.ys = summarise_y(y, n);
   if (!d.ys.finite) throw invalid_argument("y", "must be finite (no NA, NaN or Inf)");
+  if (offset != nullptr)
+    for (int i = 0; i < n; ++i)
+      if (!(offset[i] - offset[i] == 0))
+        throw invalid_argument("offset", "must be finite (no NA, NaN or Inf)");
   if (!upload && check_x)
     for (long long i = 0; i < static_cast<long long>(n) * k; ++i)
       if (!(x[i] - x[i] == 0)) throw invalid_argument("x", "contains NA, NaN or infinite values");
 #ifdef CLBAYES_OPENCL
-  if (upload) d.device = std::make_shared<glm_data_cl>(to_glm_data_cl(x, y, n, k));
+  if (upload) d.device = std::make_shared<glm_data_cl>(to_glm_data_cl(x, y, n, k, offset));
 #else
   if (upload) throw no_device("clbayes was built without OpenCL");
 #endif
@@ -64,7 +74,7 @@ inline auto on_backend(const glm_data& data, bool use_device, OnHost on_host,
   }
 #ifdef CLBAYES_OPENCL
   if (data.device) return on_device(*data.device);
-  const glm_data_cl tmp = to_glm_data_cl(data.x, data.y, data.n, data.k);
+  const glm_data_cl tmp = to_glm_data_cl(data.x, data.y, data.n, data.k, data.offset);
   return on_device(tmp);
 #else
   (void)on_device;
@@ -80,11 +90,14 @@ inline auto on_backend(const glm_data& data, bool use_device, OnHost on_host,
 inline glm_result glm_lp(const glm_data& data, const glm_params& p, bool gradient,
                          bool propto, bool use_device) {
   check_glm_shapes(p, data.n, data.k);
+  check_glm_offset(p.fam, data.offset != nullptr);
   check_glm_values(p, data.k);
   check_glm_y(p, data.ys, data.n);
   return on_backend(
       data, use_device,
-      [&] { return glm_lp_cpu(data.x, data.y, data.n, data.k, p, gradient, propto); },
+      [&] {
+        return glm_lp_cpu(data.x, data.y, data.n, data.k, p, gradient, propto, data.offset);
+      },
       [&](const auto& d) { return glm_lp_opencl(d, p, gradient, propto); });
 }
 

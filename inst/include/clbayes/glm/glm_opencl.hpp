@@ -46,22 +46,37 @@ struct glm_workspace {
   opencl::matrix_cl batch_counter;   // glm_lp_reduce's counter (unused here)
 };
 
-/** x (n x k) and y (n) on the selected device, with the call workspace. */
+/** x (n x k), y (n) and the optional offset (n) on the selected device,
+ *  with the call workspace. */
 struct glm_data_cl {
   opencl::matrix_cl x;
   opencl::matrix_cl y;
+  opencl::matrix_cl offset;  // n x 1 when has_offset
+  bool has_offset = false;
   int n = 0;
   int k = 0;
   mutable glm_workspace work;
+
+  /** The kernels' offset argument: y stands in when there is no offset
+   *  (the kernels are then built with OFFSET 0 and never read it). */
+  const opencl::matrix_cl& offset_arg() const { return has_offset ? offset : y; }
+  /** The kernels' OFFSET build option. */
+  int offset_option() const { return has_offset ? 1 : 0; }
 };
 
-/** Copy x and y to the device once; checks x for NaN / Inf there. */
-inline glm_data_cl to_glm_data_cl(const double* x, const double* y, int n, int k) {
+/** Copy x, y and the offset (n values, or null for none) to the device
+ *  once; checks x for NaN / Inf there. */
+inline glm_data_cl to_glm_data_cl(const double* x, const double* y, int n, int k,
+                                  const double* offset = nullptr) {
   glm_data_cl d;
   d.n = n;
   d.k = k;
   d.x = opencl::to_matrix_cl(x, n, k);
   d.y = opencl::to_matrix_cl(y, n, 1);
+  if (offset != nullptr) {
+    d.offset = opencl::to_matrix_cl(offset, n, 1);
+    d.has_offset = true;
+  }
   if (opencl::has_nonfinite(d.x))
     throw invalid_argument("x", "contains NA, NaN or infinite values");
   return d;
@@ -164,6 +179,7 @@ inline int glm_lp_rowblock_launch(glm_workspace& w, const glm_data_cl& data,
   for (int attempt = 0;; ++attempt) {
     sh = choose_shape(k, ne, n_cuts, max_wg, info.local_mem, tune);
     const std::map<std::string, int> options = {{"FAMILY", static_cast<int>(p.fam)},
+                                                {"OFFSET", data.offset_option()},
                                                 {"NETA", ne},
                                                 {"ROWS", sh.rows},
                                                 {"CHUNK", sh.chunk}};
@@ -184,7 +200,7 @@ inline int glm_lp_rowblock_launch(glm_workspace& w, const glm_data_cl& data,
   const long long stride = 2 + ne + static_cast<long long>(k) * ne + n_cuts;
   ensure(w.partials, groups * stride);
   kern(cl::NDRange(static_cast<std::size_t>(groups) * wg), cl::NDRange(wg), w.partials,
-       w.row_grad, data.x, data.y, w.params, p.n_alpha, p.n_alpha + k * ne, n, k,
+       w.row_grad, data.x, data.y, data.offset_arg(), w.params, p.n_alpha, p.n_alpha + k * ne, n, k,
        alpha_per_row, extra_per_row, n_cuts, gradient ? 1 : 0, propto ? 1 : 0,
        cl::Local(sizeof(double) * ne * wg), cl::Local(sizeof(double) * (ne + 3) * rows),
        cl::Local(sizeof(double) * std::max(n_cuts, 1)));
@@ -242,9 +258,9 @@ inline glm_result glm_lp_opencl(const glm_data_cl& data, const glm_params& p,
 
   int groups = 0;
   if (tune.kernel == glm_kernel::tiled)
-    groups = glm_lp_tiled_launch(w.partials, w.row_grad, data.x, data.y, w.params, w.counter,
-                                 n, k, p, n_cuts, alpha_per_row, extra_per_row, gradient,
-                                 propto, tune.tiled);
+    groups = glm_lp_tiled_launch(w.partials, w.row_grad, data.x, data.y, data.offset_arg(),
+                                 data.offset_option(), w.params, w.counter, n, k, p, n_cuts,
+                                 alpha_per_row, extra_per_row, gradient, propto, tune.tiled);
   if (groups == 0)
     groups = internal::glm_lp_rowblock_launch(w, data, p, n_cuts, alpha_per_row, extra_per_row,
                                               gradient, propto, tune);

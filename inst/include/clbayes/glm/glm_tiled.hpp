@@ -85,12 +85,14 @@ inline tiled_shape tiled_shape_for(int wg, int rows_max, int k, int ne, int n_cu
 /**
  * Enqueue the tiled kernel over data x (n x k) and y: partial sums per
  * group into `partials` (resized here), per-row gradients into row_grad.
+ * `offset` is read only when `has_offset` (the OFFSET build option).
  * `counter` is an int on the device that is zero on entry (glm_lp_reduce
  * zeroes it again). Returns the number of groups, or 0 when no tile fits
  * (the caller then runs the row-block kernel).
  */
 inline int glm_lp_tiled_launch(opencl::matrix_cl& partials, opencl::matrix_cl& row_grad,
                                const opencl::matrix_cl& x, const opencl::matrix_cl& y,
+                               const opencl::matrix_cl& offset, int has_offset,
                                const opencl::matrix_cl& params, opencl::matrix_cl& counter,
                                int n, int k, const glm_params& p, int n_cuts,
                                int alpha_per_row, int extra_per_row, bool gradient,
@@ -109,7 +111,8 @@ inline int glm_lp_tiled_launch(opencl::matrix_cl& partials, opencl::matrix_cl& r
     sh = internal::tiled_shape_for(wg, tune.rows, k, ne, n_cuts, info.local_mem, tune.max_lpi);
     if (sh.rows == 0) return 0;
     const std::map<std::string, int> options = {
-        {"FAMILY", static_cast<int>(p.fam)}, {"NETA", ne}, {"TILE_WG", sh.wg},
+        {"FAMILY", static_cast<int>(p.fam)}, {"OFFSET", has_offset}, {"NETA", ne},
+        {"TILE_WG", sh.wg},
         {"TILE_ROWS", sh.rows}, {"LPI", sh.lpi}, {"GCOLS", sh.gcols}};
     for (const auto& kv : options) kern.set_option(kv.first, kv.second);
     if (static_cast<int>(kern.max_work_group_size()) >= wg) break;
@@ -124,7 +127,7 @@ inline int glm_lp_tiled_launch(opencl::matrix_cl& partials, opencl::matrix_cl& r
   internal::ensure(partials, groups * stride);
   const int n_beta = k * ne;
   kern(cl::NDRange(static_cast<std::size_t>(groups) * sh.wg), cl::NDRange(sh.wg), partials,
-       row_grad, x, y, params, counter, p.n_alpha, p.n_alpha + n_beta, n, k, alpha_per_row,
+       row_grad, x, y, offset, params, counter, p.n_alpha, p.n_alpha + n_beta, n, k, alpha_per_row,
        extra_per_row, n_cuts, gradient ? 1 : 0, propto ? 1 : 0,
        cl::Local(sizeof(double) * (gradient ? sh.xs : 1)), cl::Local(sizeof(double) * sh.red),
        cl::Local(sizeof(double) * sh.pl), cl::Local(sizeof(double) * sh.rowv),

@@ -30,13 +30,15 @@ inline const char* glm_batch_rows_source = R"(
  *             over the rows of group g, [.. + P + j] its d alpha, [.. + 2P + j]
  *             its d sigma|phi; written when accumulate is 0, else added to
  * eta_d       in/out: eta without alpha in, d lp / d eta out when gradient
+ * offset      the data's n offsets (row0 + r), read only when OFFSET is 1
  * params      alpha (P values), then sigma|phi (P values) where the family
  *             has one
  * Local size BATCH_WG (a power of two); global (groups * BATCH_WG, P).
  */
 __kernel __attribute__((reqd_work_group_size(BATCH_WG, 1, 1)))
 void glm_batch_rows(__global double* partials, __global double* eta_d,
-                    __global const double* y, __global const double* params,
+                    __global const double* y, __global const double* offset,
+                    __global const double* params,
                     int row0, int m, int ld, int n_points, int gradient, int propto,
                     int accumulate) {
   __local double red[3 * BATCH_WG];
@@ -50,7 +52,8 @@ void glm_batch_rows(__global double* partials, __global double* eta_d,
   double lp = 0.0, da = 0.0, dx = 0.0;
   for (int r = g * BATCH_WG + lid; r < m; r += step) {
     double d, d_ex;
-    lp += scalar_row(y[row0 + r], col[r] + al, ex, propto, &d, &d_ex);
+    lp += scalar_row(y[row0 + r], col[r] + al + ROW_OFFSET(offset, row0 + r), ex, propto, &d,
+                     &d_ex);
     da += d;
     dx += d_ex;
     if (gradient) col[r] = d;
@@ -80,11 +83,11 @@ inline const char* glm_batch_rows_program() {
   return text.c_str();
 }
 
-/** Options: FAMILY (glm::family, a scalar family), BATCH_WG. */
-inline kernel_cl<in_out_buffer, in_out_buffer, in_buffer, in_buffer, int, int, int, int, int,
-                 int, int>
+/** Options: FAMILY (glm::family, a scalar family), OFFSET (0 or 1), BATCH_WG. */
+inline kernel_cl<in_out_buffer, in_out_buffer, in_buffer, in_buffer, in_buffer, int, int, int,
+                 int, int, int, int>
     glm_batch_rows("glm_batch_rows", glm_batch_rows_program(),
-                   {{"FAMILY", 1}, {"BATCH_WG", 256}});
+                   {{"FAMILY", 1}, {"OFFSET", 0}, {"BATCH_WG", 256}});
 
 inline const char* glm_batch_fused_source = R"(
 #define DS (TR + 1)
@@ -101,6 +104,7 @@ inline const char* glm_batch_fused_source = R"(
  * partials  out, groups x (3 + k) P: [g * (3 + k) P + j] point j's log
  *           density over the group's rows, [.. + P + j] d alpha, [.. + 2P + j]
  *           d sigma|phi, [.. + 3P + j * k + i] d beta_i
+ * offset    n values, read only when OFFSET is 1
  * params    alpha (P), then sigma|phi (P) where the family has one
  * beta      k x P
  * xs        local, TR * k doubles; bs: local, k * PC; ds: local, PC * (TR + 1)
@@ -108,7 +112,8 @@ inline const char* glm_batch_fused_source = R"(
  */
 __kernel __attribute__((reqd_work_group_size(FWG, 1, 1)))
 void glm_batch_fused(__global double* partials, __global const double* x,
-                     __global const double* y, __global const double* params,
+                     __global const double* y, __global const double* offset,
+                     __global const double* params,
                      __global const double* beta, int n, int k, int P, int gradient,
                      int propto, __local double* xs, __local double* bs, __local double* ds) {
   __local double red[3 * FWG];
@@ -141,7 +146,7 @@ void glm_batch_fused(__global double* partials, __global const double* x,
     barrier(CLK_LOCAL_MEM_FENCE);
     double d = 0.0;
     if (i0 + r < n && pt < P) {
-      double eta = al;
+      double eta = al + ROW_OFFSET(offset, i0 + r);
       for (int jc = 0; jc < k; ++jc) eta += xs[jc * TR + r] * bs[jc * PC + q];
       double d_ex;
       lp += scalar_row(y[i0 + r], eta, ex, propto, &d, &d_ex);
@@ -188,11 +193,13 @@ inline const char* glm_batch_fused_program() {
   return text.c_str();
 }
 
-/** Options: FAMILY (a scalar family), TR, PC, FWG = TR * PC, GSLOTS. */
-inline kernel_cl<out_buffer, in_buffer, in_buffer, in_buffer, in_buffer, int, int, int, int,
-                 int, cl::LocalSpaceArg, cl::LocalSpaceArg, cl::LocalSpaceArg>
+/** Options: FAMILY (a scalar family), OFFSET (0 or 1), TR, PC, FWG = TR * PC,
+ *  GSLOTS. */
+inline kernel_cl<out_buffer, in_buffer, in_buffer, in_buffer, in_buffer, in_buffer, int, int,
+                 int, int, int, cl::LocalSpaceArg, cl::LocalSpaceArg, cl::LocalSpaceArg>
     glm_batch_fused("glm_batch_fused", glm_batch_fused_program(),
-                    {{"FAMILY", 1}, {"TR", 32}, {"PC", 8}, {"FWG", 256}, {"GSLOTS", 4}});
+                    {{"FAMILY", 1}, {"OFFSET", 0}, {"TR", 32}, {"PC", 8}, {"FWG", 256},
+                     {"GSLOTS", 4}});
 
 }  // namespace kernels
 }  // namespace opencl

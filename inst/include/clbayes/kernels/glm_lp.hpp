@@ -20,9 +20,11 @@
 //     loads its part of the next block (software prefetch).
 //
 // FAMILY selects the row formulas (the numbers of glm::family), written
-// once in kernels/glm_row_math.hpp. NETA is the number of linear predictors
-// (categories of categorical_logit, else 1). The local size is ROWS x PARTS.
-// Tuning knobs (ROWS, CHUNK, groups) are chosen in glm/glm_opencl.hpp.
+// once in kernels/glm_row_math.hpp; OFFSET 1 adds offset[i] to the linear
+// predictor of row i (families with one linear predictor). NETA is the
+// number of linear predictors (categories of categorical_logit, else 1).
+// The local size is ROWS x PARTS. Tuning knobs (ROWS, CHUNK, groups) are
+// chosen in glm/glm_opencl.hpp.
 
 #include "../opencl/kernel_cl.hpp"
 #include "glm_row_math.hpp"
@@ -56,7 +58,8 @@ inline const char* glm_lp_source = R"(
  *            d cuts (n_cuts)] of the rows the group visited
  * row_grad  out, per-row gradients: [i] d alpha_i when alpha_per_row,
  *           [n + i] d sigma_i or d phi_i when extra_per_row
- * x         n x k, column-major; y: n values
+ * x         n x k, column-major; y: n values; offset: n values, read
+ *           only when OFFSET is 1
  * params    alpha (1, n or NETA values) from 0, beta (k x NETA) from
  *           beta_at, extra (sigma, phi or cuts) from extra_at
  * gradient  0: only lp is meaningful; propto: drop terms of y and x alone
@@ -66,6 +69,7 @@ inline const char* glm_lp_source = R"(
  */
 __kernel void glm_lp(__global double* partials, __global double* row_grad,
                      __global const double* x, __global const double* y,
+                     __global const double* offset,
                      __global const double* params, int beta_at, int extra_at,
                      int n, int k,
                      int alpha_per_row, int extra_per_row, int n_cuts,
@@ -120,11 +124,13 @@ __kernel void glm_lp(__global double* partials, __global double* row_grad,
         lp = categorical_logit_row(eta, NETA, (int)yi, d);
 #elif FAMILY == 5
         const int yc = (int)yi;
-        lp = ordered_logistic_row(yc, n_cuts, eta[0], yc > 1 ? extra[yc - 2] : 0.0,
+        lp = ordered_logistic_row(yc, n_cuts, eta[0] + ROW_OFFSET(offset, i),
+                                  yc > 1 ? extra[yc - 2] : 0.0,
                                   yc <= n_cuts ? extra[yc - 1] : 0.0, d, &d_lo, &d_up);
 #else
         const double ex = FAMILY_EXTRA ? extra[extra_per_row ? i : 0] : 0.0;
-        lp = scalar_row(yi, eta[0] + alpha[alpha_per_row ? i : 0], ex, propto, d, &dx);
+        lp = scalar_row(yi, eta[0] + alpha[alpha_per_row ? i : 0] + ROW_OFFSET(offset, i), ex,
+                        propto, d, &dx);
 #endif
         lp_acc += lp;
         extra_acc += dx;
@@ -229,13 +235,14 @@ __kernel void glm_lp_reduce(__global double* sums, __global const double* partia
 }
 )";
 
-/** Options: FAMILY (glm::family), NETA, ROWS (power of two), CHUNK;
- *  glm::internal::glm_lp_rowblock_launch sets all four for each call. */
-inline kernel_cl<out_buffer, out_buffer, in_buffer, in_buffer, in_buffer, int, int, int,
-                 int, int, int, int, int, int, cl::LocalSpaceArg, cl::LocalSpaceArg,
+/** Options: FAMILY (glm::family), OFFSET (0 or 1), NETA, ROWS (power of
+ *  two), CHUNK; glm::internal::glm_lp_rowblock_launch sets all five for each
+ *  call. */
+inline kernel_cl<out_buffer, out_buffer, in_buffer, in_buffer, in_buffer, in_buffer, int, int,
+                 int, int, int, int, int, int, int, cl::LocalSpaceArg, cl::LocalSpaceArg,
                  cl::LocalSpaceArg>
     glm_lp("glm_lp", glm_lp_program(),
-           {{"FAMILY", 0}, {"NETA", 1}, {"ROWS", 32}, {"CHUNK", 8}});
+           {{"FAMILY", 0}, {"OFFSET", 0}, {"NETA", 1}, {"ROWS", 32}, {"CHUNK", 8}});
 
 /** Option: REDUCE_WG, the work-group size (a power of two). */
 inline kernel_cl<out_buffer, in_buffer, in_out_buffer, int, int> glm_lp_reduce(

@@ -24,7 +24,7 @@
 //   * tiles after the first are handed out by an atomic counter, one tile
 //     ahead, so groups that start late or run slow do not stretch the tail.
 //
-// Build options: FAMILY, NETA as for glm_lp; TILE_WG (the local size),
+// Build options: FAMILY, OFFSET, NETA as for glm_lp; TILE_WG (the local size),
 // TILE_ROWS (a power of two dividing TILE_WG), LPI = ceil(k / P) (x values
 // per item per tile) and GCOLS = ceil(k / TILE_WG) (columns per item for the
 // gradient), all set by glm/glm_tiled.hpp. The row formulas are those of
@@ -48,10 +48,11 @@ inline const char* glm_lp_tiled_source = R"(
 
 
 /* Log density of one row. eta: the NETA linear predictors without alpha;
-   al, ex: the row's alpha and sigma|phi; head: categorical alpha or the
-   cuts. Out: d = d lp / d eta, dx = d lp / d sigma|phi, d_lo and d_up =
+   al, off, ex: the row's alpha, offset and sigma|phi; head: categorical
+   alpha or the cuts. Out: d = d lp / d eta, dx = d lp / d sigma|phi, d_lo and d_up =
    d lp / d (cut below, cut above). */
-double glm_row(double* eta, const double yi, const double al, const double ex,
+double glm_row(double* eta, const double yi, const double al, const double off,
+               const double ex,
                __local const double* head, const int n_cuts, const int propto,
                double* d, double* dx, double* d_lo, double* d_up) {
   double lp = 0.0;
@@ -63,16 +64,16 @@ double glm_row(double* eta, const double yi, const double al, const double ex,
   lp = categorical_logit_row(eta, NETA, (int)yi, d);
 #elif FAMILY == 5
   const int yc = (int)yi;
-  lp = ordered_logistic_row(yc, n_cuts, eta[0], yc > 1 ? head[yc - 2] : 0.0,
+  lp = ordered_logistic_row(yc, n_cuts, eta[0] + off, yc > 1 ? head[yc - 2] : 0.0,
                             yc <= n_cuts ? head[yc - 1] : 0.0, d, d_lo, d_up);
 #else
-  lp = scalar_row(yi, eta[0] + al, ex, propto, d, dx);
+  lp = scalar_row(yi, eta[0] + al + off, ex, propto, d, dx);
 #endif
   return lp;
 }
 
-/* v = this item's x values of tile t; row values (y, alpha, sigma|phi) go
-   to the items of part 0, which do the row formulas. */
+/* v = this item's x values of tile t; row values (y, alpha, offset,
+   sigma|phi) go to the items of part 0, which do the row formulas. */
 #define LOAD_TILE(t)                                                          \
   do {                                                                        \
     const int i_ = (t) * R + r;                                               \
@@ -84,6 +85,7 @@ double glm_row(double* eta, const double yi, const double al, const double ex,
     if (p == 0 && i_ < n) {                                                   \
       yv = y[i_];                                                             \
       if (ROW_ALPHA) av = alpha[alpha_per_row ? i_ : 0];                      \
+      if (OFFSET) ov = ROW_OFFSET(offset, i_);                                \
       if (FAMILY_EXTRA) ev = extra[extra_per_row ? i_ : 0];                      \
     }                                                                         \
   } while (0)
@@ -92,6 +94,7 @@ double glm_row(double* eta, const double yi, const double al, const double ex,
  * Log density of a GLM and its gradient, partial sums per work group; the
  * same outputs as glm_lp (partials: groups x stride, stride = 2 + NETA +
  * k * NETA + n_cuts; row_grad: per-row d alpha, d sigma|phi).
+ * offset   n values, read only when OFFSET is 1
  * counter  in/out, an int that is 0 on entry (glm_lp_reduce zeroes it)
  * xs       local, k * (TILE_ROWS + 1) doubles when gradient, else 1
  * red      local, max(NETA * TILE_WG, (NETA + 2) * TILE_ROWS) doubles
@@ -102,6 +105,7 @@ double glm_row(double* eta, const double yi, const double al, const double ex,
 __kernel __attribute__((reqd_work_group_size(TILE_WG, 1, 1)))
 void glm_lp_tiled(__global double* partials, __global double* row_grad,
                   __global const double* x, __global const double* y,
+                  __global const double* offset,
                   __global const double* params, __global int* counter,
                   int beta_at, int extra_at, int n, int k,
                   int alpha_per_row, int extra_per_row, int n_cuts,
@@ -137,7 +141,7 @@ void glm_lp_tiled(__global double* partials, __global double* row_grad,
 
   int tile = get_group_id(0);
   double v[LPI];
-  double yv = 0.0, av = 0.0, ev = 0.0;
+  double yv = 0.0, av = 0.0, ov = 0.0, ev = 0.0;
   LOAD_TILE(tile);
   if (lid == 0) next_tile = groups + atomic_inc(counter);
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -155,7 +159,7 @@ void glm_lp_tiled(__global double* partials, __global double* row_grad,
       }
     }
     for (int e = 0; e < NETA; ++e) red[(e * P + p) * R + r] = s[e];
-    const double yi = yv, ai = av, ei = ev;
+    const double yi = yv, ai = av, oi = ov, ei = ev;
     /* the next tile's loads overlap everything below */
     int ahead = 0;
     if (nxt < n_tiles) {
@@ -175,7 +179,7 @@ void glm_lp_tiled(__global double* partials, __global double* row_grad,
           for (int q = 0; q < P; ++q) t += red[(e * P + q) * R + r];
           eta[e] = t;
         }
-        lp_acc += glm_row(eta, yi, ai, ei, head, n_cuts, propto, d, &dx, &d_lo, &d_up);
+        lp_acc += glm_row(eta, yi, ai, oi, ei, head, n_cuts, propto, d, &dx, &d_lo, &d_up);
         extra_acc += dx;
         for (int e = 0; e < NETA; ++e) alpha_acc[e] += d[e];
         if (gradient && alpha_per_row) row_grad[i] = d[0];
@@ -266,13 +270,14 @@ inline const char* glm_lp_tiled_program() {
   return text.c_str();
 }
 
-/** Options: FAMILY, NETA, TILE_WG, TILE_ROWS, LPI, GCOLS; set for each call
- *  by glm_lp_tiled_launch (glm/glm_tiled.hpp). */
-inline kernel_cl<out_buffer, out_buffer, in_buffer, in_buffer, in_buffer, in_out_buffer, int,
+/** Options: FAMILY, OFFSET, NETA, TILE_WG, TILE_ROWS, LPI, GCOLS; set for
+ *  each call by glm_lp_tiled_launch (glm/glm_tiled.hpp). */
+inline kernel_cl<out_buffer, out_buffer, in_buffer, in_buffer, in_buffer, in_buffer,
+                 in_out_buffer, int,
                  int, int, int, int, int, int, int, int, cl::LocalSpaceArg, cl::LocalSpaceArg,
                  cl::LocalSpaceArg, cl::LocalSpaceArg, cl::LocalSpaceArg>
     glm_lp_tiled("glm_lp_tiled", glm_lp_tiled_program(),
-                 {{"FAMILY", 0}, {"NETA", 1}, {"TILE_WG", 128}, {"TILE_ROWS", 32},
+                 {{"FAMILY", 0}, {"OFFSET", 0}, {"NETA", 1}, {"TILE_WG", 128}, {"TILE_ROWS", 32},
                   {"LPI", 25}, {"GCOLS", 1}});
 
 }  // namespace kernels

@@ -130,6 +130,14 @@ double ordered_logistic_row(int y, int n_cuts, double eta, double c_lo, double c
   return a + log1m - softplus(a) - softplus(b);
 }
 
+/* OFFSET 1: the data have an offset, added to each row's linear predictor
+   (not categorical_logit's). OFFSET 0 (the default) compiles the read out,
+   so data without an offset cost nothing. */
+#ifndef OFFSET
+#define OFFSET 0
+#endif
+#define ROW_OFFSET(offset, i) (OFFSET ? (offset)[i] : 0.0)
+
 #ifdef FAMILY
 /* Whether the family FAMILY has sigma or phi. */
 #if FAMILY == 0 || FAMILY == 3
