@@ -93,8 +93,8 @@
     .Call(`_clbayes_cpp_glm_data_on_device`, ptr)
 }
 
-.cpp_glm_lp_batch <- function(data, family, alpha, beta, extra, gradient, propto, use_device, pass_rows = 0L, fused = FALSE) {
-    .Call(`_clbayes_cpp_glm_lp_batch`, data, family, alpha, beta, extra, gradient, propto, use_device, pass_rows, fused)
+.cpp_glm_lp_batch <- function(data, family, alpha, beta, extra, gradient, propto, use_device, path = "auto", max_block_bytes = 0) {
+    .Call(`_clbayes_cpp_glm_lp_batch`, data, family, alpha, beta, extra, gradient, propto, use_device, path, max_block_bytes)
 }
 
 .cpp_glm_row_grid <- function(family, y, eta, extra, propto, use_device) {

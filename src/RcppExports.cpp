@@ -304,8 +304,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // cpp_glm_lp_batch
-Rcpp::List cpp_glm_lp_batch(SEXP data, std::string family, Rcpp::NumericVector alpha, Rcpp::NumericMatrix beta, Rcpp::NumericVector extra, bool gradient, bool propto, bool use_device, int pass_rows, bool fused);
-RcppExport SEXP _clbayes_cpp_glm_lp_batch(SEXP dataSEXP, SEXP familySEXP, SEXP alphaSEXP, SEXP betaSEXP, SEXP extraSEXP, SEXP gradientSEXP, SEXP proptoSEXP, SEXP use_deviceSEXP, SEXP pass_rowsSEXP, SEXP fusedSEXP) {
+Rcpp::List cpp_glm_lp_batch(SEXP data, std::string family, Rcpp::NumericVector alpha, Rcpp::NumericMatrix beta, Rcpp::NumericVector extra, bool gradient, bool propto, bool use_device, std::string path, double max_block_bytes);
+RcppExport SEXP _clbayes_cpp_glm_lp_batch(SEXP dataSEXP, SEXP familySEXP, SEXP alphaSEXP, SEXP betaSEXP, SEXP extraSEXP, SEXP gradientSEXP, SEXP proptoSEXP, SEXP use_deviceSEXP, SEXP pathSEXP, SEXP max_block_bytesSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -317,9 +317,9 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< bool >::type gradient(gradientSEXP);
     Rcpp::traits::input_parameter< bool >::type propto(proptoSEXP);
     Rcpp::traits::input_parameter< bool >::type use_device(use_deviceSEXP);
-    Rcpp::traits::input_parameter< int >::type pass_rows(pass_rowsSEXP);
-    Rcpp::traits::input_parameter< bool >::type fused(fusedSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_glm_lp_batch(data, family, alpha, beta, extra, gradient, propto, use_device, pass_rows, fused));
+    Rcpp::traits::input_parameter< std::string >::type path(pathSEXP);
+    Rcpp::traits::input_parameter< double >::type max_block_bytes(max_block_bytesSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_glm_lp_batch(data, family, alpha, beta, extra, gradient, propto, use_device, path, max_block_bytes));
     return rcpp_result_gen;
 END_RCPP
 }

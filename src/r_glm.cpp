@@ -85,13 +85,15 @@ bool cpp_glm_data_on_device(SEXP ptr) {
 }
 
 // P points of a scalar family (glm::glm_lp_batch): alpha and extra have P
-// values (R recycles them), beta is k x P. pass_rows and fused pick the
-// device variant (glm::glm_batch_launch; the tests run each one).
+// values (R recycles them), beta is k x P. `path` ("auto", "single",
+// "fused" or "gemm") forces a device path and `max_block_bytes` > 0 bounds
+// the GEMM path's block, so that the tests reach every path and several
+// passes (glm::glm_batch_settings).
 // [[Rcpp::export(.cpp_glm_lp_batch)]]
 Rcpp::List cpp_glm_lp_batch(SEXP data, std::string family, Rcpp::NumericVector alpha,
                             Rcpp::NumericMatrix beta, Rcpp::NumericVector extra,
-                            bool gradient, bool propto, bool use_device, int pass_rows = 0,
-                            bool fused = false) {
+                            bool gradient, bool propto, bool use_device,
+                            std::string path = "auto", double max_block_bytes = 0) {
 #ifndef CLBAYES_OPENCL
   if (use_device) glue::stop_no_opencl();
 #endif
@@ -105,9 +107,19 @@ Rcpp::List cpp_glm_lp_batch(SEXP data, std::string family, Rcpp::NumericVector a
   p.alpha = alpha.begin();
   p.beta = beta.begin();
   p.extra = extra.size() > 0 ? extra.begin() : nullptr;
-  glm::glm_batch_launch tune;
-  tune.pass_rows = pass_rows;
-  tune.fused = fused;
+  glm::glm_batch_settings tune;
+  tune.max_block_bytes = max_block_bytes;
+  if (path == "single") {
+    tune.single_calls_max = P;
+  } else if (path == "fused") {
+    tune.single_calls_max = 0;
+    tune.fused_max = P;
+  } else if (path == "gemm") {
+    tune.single_calls_max = 0;
+    tune.fused_max = 0;
+  } else if (path != "auto") {
+    Rcpp::stop("`path` must be \"auto\", \"single\", \"fused\" or \"gemm\"");
+  }
   const glm::glm_batch_result r = glm::glm_lp_batch(d, p, gradient, propto, use_device, tune);
   Rcpp::NumericVector value(r.value.data(), r.value.data() + P);
   if (!gradient) return Rcpp::List::create(Rcpp::Named("value") = value);

@@ -18,7 +18,7 @@
 //                                    --family) at N x K (default 10^6 x 100),
 //                                    each variant checked against the CPU path
 //                                    on the first min(N, 20000) rows, then
-//                                    timed; see points_main() for variants
+//                                    timed; see points_variants() for variants
 //   ./bench_glm --tune               first sweeps the tiled knobs on
 //                                    bernoulli_logit 10^6 x 100 (or the first
 //                                    NxK given), then runs the cases with the
@@ -272,22 +272,19 @@ double max_rel_error(const glm::glm_batch_result& a, const glm::glm_batch_result
   return std::max(e, worst(a.d_extra, b.d_extra));
 }
 
-// One way to evaluate P points on the device.
+// One way to evaluate P points on the device: the batched path with
+// settings that force one of its paths.
 struct points_variant {
   std::string name;
-  glm::glm_batch_launch launch;
-  bool loop = false;  // P calls of the single-point kernel instead
+  glm::glm_batch_settings settings;
 };
 
-// Variants by name: "batch" (the default launch), "gemm1" (P = 1 through
-// the GEMMs instead of the fused kernel), "passes" (passes over blocks of
-// rows whose rows x P block of eta / D is 16 or 64 MB: in or near the
-// device's cache between the three steps), "splits" (split-k of X' D fixed
-// at 8 and 32), "fused" (glm_batch_fused: no GEMMs, x read once per chunk
-// of points, FMA units; tiles of 32 rows x 8 points and 16 x 16), "loop" (P
-// calls of today's single-point kernel, P <= 256).
+// Variants by name: "batch" (the default settings: the path they choose
+// for P), "single" (one single-point kernel call per point), "fused"
+// (glm_batch_fused, tiles of 32 rows x 8 points and of 16 x 16), "gemm"
+// (the GEMMs and the row kernel in one pass), "all".
 std::vector<points_variant> points_variants(const std::vector<std::string>& names, int P,
-                                            const glm::glm_batch_launch& base) {
+                                            const glm::glm_batch_settings& base) {
   std::vector<points_variant> v;
   auto want = [&](const char* n) {
     for (const std::string& s : names)
@@ -295,39 +292,26 @@ std::vector<points_variant> points_variants(const std::vector<std::string>& name
     return false;
   };
   if (want("batch")) v.push_back({"batch", base});
-  if (want("gemm1") && P == 1) {
-    points_variant g{"gemm (P = 1)", base};
-    g.launch.fused_single = false;
+  if (P == 1) return v;  // one point always takes the single-point kernel
+  if (want("single")) {
+    points_variant g{"single-point calls", base};
+    g.settings.single_calls_max = P;
     v.push_back(g);
   }
-  if (want("passes") && P > 1)
-    for (int mb : {16, 64}) {  // the rows x P block in about mb MB (L2: 50 MB on the H200)
-      const int rows = std::max(1024, static_cast<int>((mb << 20) / (8LL * P)));
-      points_variant g{"passes of " + std::to_string(rows) + " rows (" + std::to_string(mb) +
-                           " MB blocks)",
+  if (want("fused"))
+    for (glm::glm_fused_tile t : {glm::glm_fused_tile{32, 8}, glm::glm_fused_tile{16, 16}}) {
+      points_variant g{"fused, tiles " + std::to_string(t.rows) + " rows x " +
+                           std::to_string(t.points) + " points",
                        base};
-      g.launch.pass_rows = rows;
+      g.settings.single_calls_max = 0;
+      g.settings.fused_max = P;
+      g.settings.fused_small = g.settings.fused_large = t;
       v.push_back(g);
     }
-  if (want("splits") && P > 1)
-    for (int sp : {8, 32}) {
-      points_variant g{"split-k " + std::to_string(sp), base};
-      g.launch.splits = sp;
-      v.push_back(g);
-    }
-  if (want("fused") && P > 1)
-    for (auto tp : {std::make_pair(32, 8), std::make_pair(16, 16)}) {
-      points_variant g{"fused, tiles " + std::to_string(tp.first) + " rows x " +
-                           std::to_string(tp.second) + " points",
-                       base};
-      g.launch.fused = true;
-      g.launch.fused_rows = tp.first;
-      g.launch.fused_points = tp.second;
-      v.push_back(g);
-    }
-  if (want("loop") && P > 1 && P <= 256) {
-    points_variant g{"loop of single calls", base};
-    g.loop = true;
+  if (want("gemm")) {
+    points_variant g{"gemm", base};
+    g.settings.single_calls_max = 0;
+    g.settings.fused_max = 0;
     v.push_back(g);
   }
   return v;
@@ -335,31 +319,13 @@ std::vector<points_variant> points_variants(const std::vector<std::string>& name
 
 glm::glm_batch_result run_variant(const points_variant& v, const glm::glm_data_cl& data,
                                   const points_problem& pp, bool gradient) {
-  const glm::glm_batch_params p = pp.params();
-  if (!v.loop) return glm::glm_lp_batch_opencl(data, p, gradient, false, v.launch);
-  glm::glm_batch_result res = glm::zero_batch_result(p, data.k, gradient);
-  for (int j = 0; j < p.n_points; ++j) {
-    glm::glm_batch_params one = p;
-    one.n_points = 1;
-    one.alpha += j;
-    one.beta += static_cast<std::size_t>(j) * data.k;
-    if (one.extra != nullptr) one.extra += j;
-    glm::glm_batch_launch fused = v.launch;
-    fused.fused_single = true;
-    const glm::glm_batch_result r = glm::glm_lp_batch_opencl(data, one, gradient, false, fused);
-    res.value[j] = r.value[0];
-    if (!gradient) continue;
-    res.d_alpha[j] = r.d_alpha[0];
-    res.d_beta.col(j) = r.d_beta.col(0);
-    if (one.extra != nullptr) res.d_extra[j] = r.d_extra[0];
-  }
-  return res;
+  return glm::glm_lp_batch_opencl(data, pp.params(), gradient, false, v.settings);
 }
 
 // The sweep over P: every variant checked on the first rows, then timed
 // at full size (data resident, value + gradient and value alone).
 int points_main(const std::vector<int>& points, family fam, int n, int k, int reps,
-                const std::vector<std::string>& variants, const glm::glm_batch_launch& base) {
+                const std::vector<std::string>& variants, const glm::glm_batch_settings& base) {
   auto& ctx = clbayes::opencl::context::instance();
   if (!ctx.selected()) {
     std::fprintf(stderr, "--points needs an OpenCL device\n");
@@ -413,7 +379,7 @@ int main(int argc, char** argv) {
   std::vector<std::pair<int, int>> sizes;
   std::vector<int> points;
   std::vector<std::string> variants = {"batch"};
-  glm::glm_batch_launch batch_tune;
+  glm::glm_batch_settings batch_tune;
   int points_n = 1000000, points_k = 100;
   auto split_list = [](const std::string& s) {
     std::vector<std::string> out;
@@ -439,8 +405,6 @@ int main(int argc, char** argv) {
     else if (s == "--variants") variants = split_list(next());
     else if (s == "--n") points_n = std::atoi(next());
     else if (s == "--k") points_k = std::atoi(next());
-    else if (s == "--pass-rows") batch_tune.pass_rows = std::atoi(next());
-    else if (s == "--splits") batch_tune.splits = std::atoi(next());
     else if (s == "--batch-group") batch_tune.group = std::atoi(next());
     else if (s == "--batch-gpc") batch_tune.groups_per_cu = std::atoi(next());
     else if (s == "--family") only = next();
@@ -458,8 +422,7 @@ int main(int argc, char** argv) {
       int n = 0, k = 0;
       if (std::sscanf(s.c_str(), "%dx%d", &n, &k) != 2 || n < 1 || k < 1) {
         std::fprintf(stderr, "usage: %s [--points P,... [--n N] [--k K] [--variants "
-                             "batch,gemm1,passes,splits,fused,loop|all] [--pass-rows R] [--splits S] "
-                             "[--batch-group G] [--batch-gpc U]]\n", argv[0]);
+                             "batch,single,fused,gemm|all] [--batch-group G] [--batch-gpc U]]\n", argv[0]);
         std::fprintf(stderr, "usage: %s [--tune] [--reps R] [--family F] [--tile-group G] "
                              "[--tile-rows R] [--tile-gpc U] [--tile-max-lpi L] [--rows R] "
                              "[--chunk C] [--max-group G] [--groups-per-cu U] [--reduce-group W] "

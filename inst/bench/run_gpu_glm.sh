@@ -1,7 +1,7 @@
 #!/bin/sh
 # Build bench_glm and run the batched GLM sweep of issue 15 on this
 # machine's default OpenCL device (no R needed): bernoulli_logit value +
-# gradient for P = 1, 8, 64, 256, 1024 points per call, every variant of
+# gradient for P = 1, 2, 4, 8, 16, 32, 64, 256, 1024 points per call, every path of
 # the batched path (see bench_glm.cpp, points_main), then today's
 # single-point table at 10^6 x 100 for comparison. One markdown file per
 # run in OUT_DIR.
@@ -23,6 +23,6 @@ run() {  # name, then the command line
   "$@" 2>&1 | tee -a "$out/$name.md"
 }
 
-run glm-points "$here/bench_glm" --points 1,8,64,256,1024 --n "$n" --k "$k" \
+run glm-points "$here/bench_glm" --points 1,2,4,8,16,32,64,256,1024 --n "$n" --k "$k" \
   --variants all --reps "$reps"
 run glm-single "$here/bench_glm" --family bernoulli_logit --reps "$reps" "${n}x${k}"

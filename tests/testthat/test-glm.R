@@ -474,21 +474,24 @@ test_that("P points: a gpu_glm_data object and the device agree with the CPU pat
   }
 })
 
-test_that("every device variant of the batch agrees with the CPU path", {
-  # passes over blocks of rows (partial sums and X' D added over passes) and
-  # the fused kernel without the GEMMs, with a ragged last block and chunk
+test_that("every device path of the batch agrees with the CPU path", {
+  # single-point calls, the fused kernel (a ragged last chunk of points),
+  # and the GEMMs in one pass and in passes over blocks of rows (partial
+  # sums and X' D added over the passes, a ragged last block)
   skip_if_no_device()
+  paths <- list(list(path = "single", bytes = 0), list(path = "fused", bytes = 0),
+                list(path = "gemm", bytes = 0), list(path = "gemm", bytes = 1024 * 8 * 11))
   for (family in scalar_families) {
     d <- sim_points(family, n = 2500, k = 6, P = 11, seed = 9)
     ex <- if (is.null(d$extra)) numeric() else d$extra
     cpu <- clbayes:::.cpp_glm_lp_batch(clbayes:::.cpp_glm_data(d$x, d$y, FALSE, TRUE), family,
                                        d$alpha, d$beta, ex, TRUE, FALSE, FALSE)
     h <- clbayes:::.cpp_glm_data(d$x, d$y, TRUE, TRUE)
-    for (v in list(list(pass = 1024L, fused = FALSE), list(pass = 0L, fused = TRUE))) {
+    for (v in paths) {
       for (gradient in c(TRUE, FALSE)) {
         dev <- clbayes:::.cpp_glm_lp_batch(h, family, d$alpha, d$beta, ex, gradient, FALSE,
-                                           TRUE, v$pass, v$fused)
-        lab <- sprintf("%s pass %d fused %s gradient %s", family, v$pass, v$fused, gradient)
+                                           TRUE, v$path, v$bytes)
+        lab <- sprintf("%s %s block %g gradient %s", family, v$path, v$bytes, gradient)
         expect_equal(names(dev), if (gradient) names(cpu) else "value", label = lab)
         for (nm in names(dev)) {
           expect_equal(length(dev[[nm]]), length(cpu[[nm]]), label = paste(lab, nm))
@@ -499,6 +502,8 @@ test_that("every device variant of the batch agrees with the CPU path", {
       }
     }
   }
+  expect_error(clbayes:::.cpp_glm_lp_batch(h, "normal_id", 0, matrix(0, 6, 1), 1, TRUE, FALSE,
+                                           TRUE, "fastest"), "`path` must be")
 })
 
 test_that("P points with no predictors (k = 0): alpha alone", {

@@ -22,11 +22,11 @@ namespace glm {
  * Log-likelihoods (and gradients when `gradient`) of the P points of `p`
  * for the data `data`, on the device when `use_device` (uploading x and y
  * unless data.device holds them), else on the CPU. Every argument is
- * checked; errors name the argument. `tune`: the device path's variant.
+ * checked; errors name the argument. `tune`: the device path's settings.
  */
 inline glm_batch_result glm_lp_batch(const glm_data& data, const glm_batch_params& p,
                                      bool gradient, bool propto, bool use_device,
-                                     const glm_batch_launch& tune = glm_batch_launch()) {
+                                     const glm_batch_settings& tune = glm_batch_settings()) {
   check_glm_batch(p, data.k);
   glm_params one;  // the support of y is checked as for one point
   one.fam = p.fam;

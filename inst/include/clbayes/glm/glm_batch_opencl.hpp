@@ -2,19 +2,22 @@
 #define CLBAYES_GLM_GLM_BATCH_OPENCL_HPP
 
 // The device path of the batched GLM likelihood, for data resident on the
-// device (glm_data_cl). One point runs today's fused kernel (glm_opencl.hpp,
-// one pass over x). Several points, per pass over a block of rows:
-//   1. X_b B, a tall-skinny product by the GEMM of linalg/gemm.hpp (FP64
-//      tensor cores on NVIDIA sm_90, the FMA kernel elsewhere);
-//   2. kernels/glm_batch.hpp: the row math over the block, each point's
-//      value and d alpha, d sigma|phi summed inside the kernel, the block
-//      overwritten by D = d lp / d eta;
-//   3. X_b' D by the GEMM again (split-k over the rows), added up over the
-//      passes.
-// One pass over all rows is the default; shorter passes keep the m x P block
-// in the device's cache between the three steps (glm_batch_launch::pass_rows).
-// A variant without the GEMMs (glm_batch_launch::fused) reads x once per
-// chunk of points on the FMA units; bench_glm --points compares the two.
+// device (glm_data_cl). Which path runs depends on the number of points P
+// (H200 sweep, inst/bench/logs/2026-11-25-glm-small-p.md):
+//   - a few points: one call of the fused single-point kernel per point
+//     (glm_opencl.hpp, one pass over x each);
+//   - up to about 16: glm_batch_fused (kernels/glm_batch.hpp), x read once
+//     per chunk of points on the FMA units, eta and D never leave the chip;
+//   - more: per pass over a block of rows,
+//       1. X_b B, a tall-skinny product by the GEMM of linalg/gemm.hpp (FP64
+//          tensor cores on NVIDIA sm_90, the FMA kernel elsewhere);
+//       2. kernels/glm_batch.hpp: the row math over the block, each point's
+//          value and d alpha, d sigma|phi summed inside the kernel, the
+//          block overwritten by D = d lp / d eta;
+//       3. X_b' D by the GEMM again (split-k over the rows), added up over
+//          the passes.
+//     One pass over all rows unless the n x P block would exceed the
+//     largest allocation (glm_batch_settings::max_block_bytes).
 
 #include "../linalg/gemm.hpp"
 #include "../kernels/glm_batch.hpp"
@@ -30,19 +33,33 @@
 namespace clbayes {
 namespace glm {
 
-/** Knobs of the batched device path (bench_glm --points sweeps them). */
-struct glm_batch_launch {
-  int pass_rows = 0;      // rows per pass (0: all rows in one pass)
-  int splits = 0;         // split-k of X' D (0: the GEMM chooses)
-  int group = 256;        // work-group size of the row kernel (power of two)
-  int groups_per_cu = 8;  // row kernel: groups per compute unit over all points
-  bool fused_single = true;  // P = 1: today's fused kernel instead of the GEMMs
-  /** P > 1: the fused kernel (kernels/glm_batch.hpp, glm_batch_fused: FMA,
-   *  x read once per chunk of `fused_points` points) instead of the GEMMs;
-   *  where its tile does not fit the device's local memory, the GEMMs. */
-  bool fused = false;
-  int fused_rows = 32;    // TR: rows per tile
-  int fused_points = 8;   // PC: points per group
+/** The three device paths of a batch of points (see the top of this file). */
+enum class glm_batch_path { single_calls, fused, gemm };
+
+/** Rows and points of a glm_batch_fused tile. */
+struct glm_fused_tile {
+  int rows;
+  int points;
+};
+
+/** Settings of the batched device path, passed by value; the defaults are
+ *  the H200's (log 2026-11-25-glm-small-p). bench_glm --points sweeps them. */
+struct glm_batch_settings {
+  int single_calls_max = 3;  // P <= this: single-point calls (P = 1 always)
+  int fused_max = 16;        // P <= this: glm_batch_fused; above it the GEMMs
+  glm_fused_tile fused_small{32, 8};   // fused tiles up to fused_small.points points
+  glm_fused_tile fused_large{16, 16};  // fused tiles above
+  int group = 256;           // work-group size of the row kernel (power of two)
+  int groups_per_cu = 8;     // row and fused kernels: groups per compute unit
+  /** GEMM path: bytes of the n x P block of one pass (0: the device's
+   *  largest allocation); smaller blocks mean more passes over the rows. */
+  double max_block_bytes = 0;
+
+  glm_batch_path path_for(int P) const {
+    if (P == 1 || P <= single_calls_max) return glm_batch_path::single_calls;
+    return P <= fused_max ? glm_batch_path::fused : glm_batch_path::gemm;
+  }
+  glm_fused_tile fused_tile(int P) const { return P <= fused_small.points ? fused_small : fused_large; }
 };
 
 }  // namespace glm
@@ -64,23 +81,25 @@ inline void ensure_shape(opencl::matrix_cl& m, int rows, int cols) {
     m = opencl::matrix_cl(rows, cols);
 }
 
-/** One point through the fused single-point kernel. */
-inline glm_batch_result batch_of_one(const glm_data_cl& data, const glm_batch_params& p,
+/** Each point through the fused single-point kernel, one call each. */
+inline glm_batch_result single_calls(const glm_data_cl& data, const glm_batch_params& p,
                                      bool gradient, bool propto) {
-  glm_params one;
-  one.fam = p.fam;
-  one.alpha = p.alpha;
-  one.n_alpha = 1;
-  one.beta = p.beta;
-  one.extra = p.extra;
-  one.n_extra = p.extra != nullptr ? 1 : 0;
-  const glm_result r = glm_lp_opencl(data, one, gradient, propto);
   glm_batch_result res = zero_batch_result(p, data.k, gradient);
-  res.value[0] = r.value;
-  if (!gradient) return res;
-  res.d_alpha[0] = r.d_alpha[0];
-  std::copy(r.d_beta.begin(), r.d_beta.end(), res.d_beta.data());
-  if (p.extra != nullptr) res.d_extra[0] = r.d_extra[0];
+  for (int j = 0; j < p.n_points; ++j) {
+    glm_params one;
+    one.fam = p.fam;
+    one.alpha = p.alpha + j;
+    one.n_alpha = 1;
+    one.beta = p.beta + static_cast<std::size_t>(j) * data.k;
+    one.extra = p.extra != nullptr ? p.extra + j : nullptr;
+    one.n_extra = p.extra != nullptr ? 1 : 0;
+    const glm_result r = glm_lp_opencl(data, one, gradient, propto);
+    res.value[j] = r.value;
+    if (!gradient) continue;
+    res.d_alpha[j] = r.d_alpha[0];
+    std::copy(r.d_beta.begin(), r.d_beta.end(), res.d_beta.col(j).data());
+    if (p.extra != nullptr) res.d_extra[j] = r.d_extra[0];
+  }
   return res;
 }
 
@@ -89,12 +108,13 @@ inline glm_batch_result batch_of_one(const glm_data_cl& data, const glm_batch_pa
  *  d sigma|phi, d beta). Parameters must be on the device already. Returns
  *  false (nothing enqueued) when the tile does not fit local memory. */
 inline bool batch_fused(const glm_data_cl& data, const glm_batch_params& p, bool gradient,
-                        bool propto, const glm_batch_launch& tune) {
+                        bool propto, const glm_batch_settings& tune) {
   const int n = data.n, k = data.k, P = p.n_points;
   const opencl::device_info& info = opencl::context::instance().info();
+  const glm_fused_tile tile = tune.fused_tile(P);
   int tr = 1, pc = 1;
-  while (tr * 2 <= std::max(tune.fused_rows, 1)) tr *= 2;
-  while (pc * 2 <= std::max(tune.fused_points, 1)) pc *= 2;
+  while (tr * 2 <= std::max(tile.rows, 1)) tr *= 2;
+  while (pc * 2 <= std::max(tile.points, 1)) pc *= 2;
   pc = std::max(pc, 1);
   const int wg = tr * pc;
   const std::size_t local = sizeof(double) * (static_cast<std::size_t>(tr) * k +
@@ -143,10 +163,12 @@ inline bool batch_fused(const glm_data_cl& data, const glm_batch_params& p, bool
  */
 inline glm_batch_result glm_lp_batch_opencl(const glm_data_cl& data, const glm_batch_params& p,
                                             bool gradient, bool propto,
-                                            const glm_batch_launch& tune = glm_batch_launch()) {
+                                            const glm_batch_settings& tune = glm_batch_settings()) {
   const int n = data.n, k = data.k, P = p.n_points;
   if (n == 0) return zero_batch_result(p, k, gradient);
-  if (P == 1 && tune.fused_single) return internal::batch_of_one(data, p, gradient, propto);
+  const glm_batch_path path = tune.path_for(P);
+  if (path == glm_batch_path::single_calls)
+    return internal::single_calls(data, p, gradient, propto);
   data.x.check_device("x");
   const opencl::device_info& info = opencl::context::instance().info();
   const bool has_extra = p.extra != nullptr;
@@ -161,7 +183,7 @@ inline glm_batch_result glm_lp_batch_opencl(const glm_data_cl& data, const glm_b
   w.host_beta.assign(p.beta, p.beta + static_cast<std::size_t>(k) * P);
   if (k > 0) internal::write_async(w.batch_beta, w.host_beta);
 
-  if (tune.fused && internal::batch_fused(data, p, gradient, propto, tune)) {
+  if (path == glm_batch_path::fused && internal::batch_fused(data, p, gradient, propto, tune)) {
     glm_batch_result res = zero_batch_result(p, k, gradient);
     const int stride = (3 + k) * P, n_sums = gradient ? stride : P;
     std::vector<double> sums(static_cast<std::size_t>(n_sums));
@@ -173,14 +195,15 @@ inline glm_batch_result glm_lp_batch_opencl(const glm_data_cl& data, const glm_b
     std::copy(sums.begin() + 3 * P, sums.end(), res.d_beta.data());
     return res;
   }
-  // All rows in one pass unless asked otherwise, or the block would be
-  // larger than one device allocation may be.
-  const std::uint64_t max_alloc =
-      opencl::context::instance().device().getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>();
+  // All rows in one pass unless the block would be larger than one device
+  // allocation may be (or than the settings allow).
+  const double max_alloc = static_cast<double>(
+      opencl::context::instance().device().getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>());
+  const double block = tune.max_block_bytes > 0 ? std::min(tune.max_block_bytes, max_alloc)
+                                                : max_alloc;
   const long long fits = std::max<long long>(
-      1024, static_cast<long long>(max_alloc / (sizeof(double) * static_cast<unsigned>(P))));
-  const int rows = static_cast<int>(
-      std::min<long long>({tune.pass_rows > 0 ? tune.pass_rows : n, n, fits}));
+      256, static_cast<long long>(block / (sizeof(double) * static_cast<double>(P))));
+  const int rows = static_cast<int>(std::min<long long>(n, fits));
   internal::ensure_shape(w.eta, rows, P);
   if (gradient) internal::ensure_shape(w.d_beta, k, P);
   int wg = 32;
@@ -219,7 +242,6 @@ inline glm_batch_result glm_lp_batch_opencl(const glm_data_cl& data, const glm_b
     xt.i = i0;
     linalg::gemm_options opt;
     opt.beta = i0 > 0 ? 1.0 : 0.0;
-    opt.splits = tune.splits;
     linalg::gemm(w.d_beta, 0, 0, 0, xt, db, k, P, m, opt);
   }
 
