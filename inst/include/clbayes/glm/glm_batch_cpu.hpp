@@ -59,7 +59,7 @@ inline bool add_batch_block(const Eigen::Map<const Eigen::MatrixXd>& X,
                             bool propto, batch_buffers& buf, glm_batch_result& acc) {
   auto Xb = X.middleRows(i0, m);
   // Checked here, while the block is in cache, instead of in a pass of its own.
-  if (!Xb.allFinite()) return false;
+  if (!all_finite(Xb)) return false;
   auto eta_d = buf.eta_d.topRows(m);
   eta_d.noalias() = Xb * B;
   if (offset != nullptr) eta_d.colwise() += Eigen::Map<const Eigen::VectorXd>(offset + i0, m);

@@ -77,7 +77,7 @@ inline glm_result glm_lp_cpu(const double* x, const double* y, int n, int k,
     const int m = std::min(rows, n - i0);
     auto Xb = X.middleRows(i0, m);
     // Checked here, while the block is in cache, instead of in a pass of its own.
-    if (!Xb.allFinite()) throw invalid_argument("x", "contains NA, NaN or infinite values");
+    if (!all_finite(Xb)) throw invalid_argument("x", "contains NA, NaN or infinite values");
     // One predictor: matrix-vector products (GEMV); several: GEMM.
     if (ne == 1) eta.col(0).head(m).noalias() = Xb * B.col(0);
     else eta.topRows(m).noalias() = Xb * B;
