@@ -97,8 +97,8 @@
     .Call(`_clbayes_cpp_glm_lp_batch`, data, family, alpha, beta, extra, gradient, propto, use_device, path, max_block_bytes)
 }
 
-.cpp_glm_row_grid <- function(family, y, eta, extra, propto, use_device) {
-    .Call(`_clbayes_cpp_glm_row_grid`, family, y, eta, extra, propto, use_device)
+.cpp_glm_row_grid <- function(family, y, eta, extra, propto, use_device, width = 0L) {
+    .Call(`_clbayes_cpp_glm_row_grid`, family, y, eta, extra, propto, use_device, width)
 }
 
 .cpp_gpu_matrix <- function(x, view) {

@@ -324,8 +324,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // cpp_glm_row_grid
-Rcpp::NumericMatrix cpp_glm_row_grid(std::string family, Rcpp::NumericVector y, Rcpp::NumericVector eta, Rcpp::NumericVector extra, bool propto, bool use_device);
-RcppExport SEXP _clbayes_cpp_glm_row_grid(SEXP familySEXP, SEXP ySEXP, SEXP etaSEXP, SEXP extraSEXP, SEXP proptoSEXP, SEXP use_deviceSEXP) {
+Rcpp::NumericMatrix cpp_glm_row_grid(std::string family, Rcpp::NumericVector y, Rcpp::NumericVector eta, Rcpp::NumericVector extra, bool propto, bool use_device, int width);
+RcppExport SEXP _clbayes_cpp_glm_row_grid(SEXP familySEXP, SEXP ySEXP, SEXP etaSEXP, SEXP extraSEXP, SEXP proptoSEXP, SEXP use_deviceSEXP, SEXP widthSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -335,7 +335,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< Rcpp::NumericVector >::type extra(extraSEXP);
     Rcpp::traits::input_parameter< bool >::type propto(proptoSEXP);
     Rcpp::traits::input_parameter< bool >::type use_device(use_deviceSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_glm_row_grid(family, y, eta, extra, propto, use_device));
+    Rcpp::traits::input_parameter< int >::type width(widthSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_glm_row_grid(family, y, eta, extra, propto, use_device, width));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -917,7 +918,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_clbayes_cpp_glm_lp", (DL_FUNC) &_clbayes_cpp_glm_lp, 8},
     {"_clbayes_cpp_glm_data_on_device", (DL_FUNC) &_clbayes_cpp_glm_data_on_device, 1},
     {"_clbayes_cpp_glm_lp_batch", (DL_FUNC) &_clbayes_cpp_glm_lp_batch, 10},
-    {"_clbayes_cpp_glm_row_grid", (DL_FUNC) &_clbayes_cpp_glm_row_grid, 6},
+    {"_clbayes_cpp_glm_row_grid", (DL_FUNC) &_clbayes_cpp_glm_row_grid, 7},
     {"_clbayes_cpp_gpu_matrix", (DL_FUNC) &_clbayes_cpp_gpu_matrix, 2},
     {"_clbayes_cpp_as_matrix", (DL_FUNC) &_clbayes_cpp_as_matrix, 1},
     {"_clbayes_cpp_dim", (DL_FUNC) &_clbayes_cpp_dim, 1},

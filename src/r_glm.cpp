@@ -131,13 +131,14 @@ Rcpp::List cpp_glm_lp_batch(SEXP data, std::string family, Rcpp::NumericVector a
           Rcpp::NumericVector(r.d_extra.data(), r.d_extra.data() + r.d_extra.size()));
 }
 
-// The row math of a scalar family at (y, eta, extra), by the C++ twin or on
-// the device (glm::row_grid): an m x 3 matrix of lp, d / d eta, d / d extra.
-// For the tests only.
+// The row math of a scalar family at (y, eta, extra), by the C++ twin (in
+// lanes of `width` rows: 1, or glm::lane_width when 0) or on the device
+// (glm::row_grid): an m x 3 matrix of lp, d / d eta, d / d extra. For the
+// tests only.
 // [[Rcpp::export(.cpp_glm_row_grid)]]
 Rcpp::NumericMatrix cpp_glm_row_grid(std::string family, Rcpp::NumericVector y,
                                      Rcpp::NumericVector eta, Rcpp::NumericVector extra,
-                                     bool propto, bool use_device) {
+                                     bool propto, bool use_device, int width = 0) {
 #ifndef CLBAYES_OPENCL
   if (use_device) glue::stop_no_opencl();
 #endif
@@ -146,6 +147,6 @@ Rcpp::NumericMatrix cpp_glm_row_grid(std::string family, Rcpp::NumericVector y,
     Rcpp::stop("`y`, `eta` and `extra` must have the same length");
   Rcpp::NumericMatrix out(m, 3);
   glm::row_grid(glm::parse_family(family), y.begin(), eta.begin(), extra.begin(), m, propto,
-                use_device, out.begin());
+                use_device, out.begin(), width == 1 ? 1 : glm::lane_width);
   return out;
 }

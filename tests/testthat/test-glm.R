@@ -230,6 +230,29 @@ test_that("large n on the CPU path matches base R value and gradient", {
   expect_equal(attr(v, "gradient")$alpha, sum(d$y - plogis(eta)), tolerance = 1e-10)
 })
 
+test_that("the row math stays finite where exp() of the linear predictor overflows", {
+  # |eta| = 800: exp(eta) is Inf or 0 in doubles
+  y <- c(0, 1, 0, 1)
+  eta <- c(-800, -800, 800, 800)
+  for (width in c(0L, 1L)) {
+    b <- clbayes:::.cpp_glm_row_grid("bernoulli_logit", y, eta, rep(1, 4), FALSE, FALSE, width)
+    # the limits: log p(y) = -softplus(eta) or -softplus(-eta); d = y - inv_logit(eta)
+    expect_equal(b[, 1], c(0, -800, -800, 0), label = width)
+    expect_equal(b[, 2], c(0, 1, -1, 0), label = width)
+    nb <- clbayes:::.cpp_glm_row_grid("neg_binomial_2_log", y, eta, rep(2.5, 4), FALSE, FALSE,
+                                      width)
+    expect_true(all(is.finite(nb)), label = width)
+    # y = 0 with mu near 0 has probability 1; y = 1 with mu = exp(-800): lp
+    # = log(mu) + O(mu), d lp / d eta = 1 - (1 + phi) mu / (mu + phi) = 1
+    expect_equal(nb[1:2, 1], c(0, -800), label = width)
+    expect_equal(nb[1:2, 2], c(0, 1), label = width)
+    if (gpu_available()) {
+      dev <- clbayes:::.cpp_glm_row_grid("neg_binomial_2_log", y, eta, rep(2.5, 4), FALSE, TRUE)
+      expect_equal(nb, dev, tolerance = 1e-12, label = width)
+    }
+  }
+})
+
 test_that("extreme linear predictors stay finite and accurate", {
   x <- matrix(c(-40, -5, 0, 5, 40), ncol = 1)
   for (be in backends()) {
@@ -567,10 +590,16 @@ test_that("the row math of the kernels equals its C++ twin on a grid", {
     y <- if (family == "bernoulli_logit") pmin(grid$y, 1) else grid$y
     y <- if (family == "normal_id") y - 1.5 else y
     for (propto in c(FALSE, TRUE)) {
-      cpu <- clbayes:::.cpp_glm_row_grid(family, y, grid$eta, grid$ex, propto, FALSE)
       dev <- clbayes:::.cpp_glm_row_grid(family, y, grid$eta, grid$ex, propto, TRUE)
-      expect_true(all(is.finite(cpu)), label = family)
-      expect_equal(dev, cpu, tolerance = 1e-13, label = paste(family, propto))
+      # the C++ twin in SIMD lanes (most rows) and one row at a time (the rest)
+      for (width in c(0L, 1L)) {
+        cpu <- clbayes:::.cpp_glm_row_grid(family, y, grid$eta, grid$ex, propto, FALSE, width)
+        expect_true(all(is.finite(cpu)), label = family)
+        expect_equal(dev, cpu, tolerance = 1e-13, label = paste(family, propto, width))
+        # and each value: relative where it is above 1, absolute below
+        expect_lt(max(abs(dev - cpu) / pmax(abs(dev), 1)), 1e-12,
+                  label = paste(family, propto, width))
+      }
     }
   }
 })

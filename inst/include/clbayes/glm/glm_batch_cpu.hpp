@@ -3,15 +3,18 @@
 
 // The CPU path of the batched GLM likelihood: blocks of rows small enough
 // for the cache; per block one Eigen product for the linear predictors of
-// every point (X_b B), the row math over the block, and one product for the
-// gradient (X_b' D) while X_b is still in cache. Terms of y alone are
-// computed once per row and terms of sigma | phi once per point. Blocks run in parallel
-// (OpenMP), each thread summing into its own result; the threads' results
-// are added in thread order, so a run is reproducible for a thread count.
+// every point (X_b B), the row math over the block (row_block.hpp: SIMD
+// lanes down each point's column), and one product for the gradient
+// (X_b' D) while X_b is still in cache. Terms of y alone are computed once
+// per row, terms of sigma | phi once per point, and the negative binomial's
+// terms of y and phi once per point and value of y (a table). Blocks run in
+// parallel (OpenMP), each thread summing into its own result; the threads'
+// results are added in thread order, so a run is reproducible for a thread
+// count.
 
 #include "../interrupt.hpp"
 #include "batch_params.hpp"
-#include "row_math.hpp"
+#include "row_block.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -23,63 +26,59 @@
 namespace clbayes {
 namespace glm {
 
-namespace internal {
-
-/** The row math of point j over rows 0..m-1 of the block: eta(r, j) + a
- *  in, d lp / d eta into d(r, j); adds to lp and d_ex. One loop per family
- *  so that the family is not a branch in the loop. */
-template <typename Row>
-inline void batch_column(const Row& row, const double* eta, double* d, int m, double a,
-                         double& lp, double& d_ex) {
-  double s = 0, sx = 0;
-  for (int r = 0; r < m; ++r) {
-    const math::row_value v = row(r, eta[r] + a);
-    s += v.lp;
-    d[r] = v.d_eta;
-    sx += v.d_extra;
-  }
-  lp += s;
-  d_ex += sx;
-}
-
-/** The terms of y alone (log_y_fact) and of sigma | phi (their extra_terms)
- *  are computed once per row and once per point, not per row and point. */
-inline void batch_column(family fam, const double* y, const double* log_y_fact,
-                         const double* eta, double* d, int m, double a, double ex,
-                         bool propto, double& lp, double& d_ex) {
-  switch (fam) {
-    case family::normal_id: {
-      const math::extra_terms s = math::normal_terms(ex);
-      return batch_column([&](int r, double e) { return math::normal_id(y[r], e, s, propto); },
-                          eta, d, m, a, lp, d_ex);
-    }
-    case family::bernoulli_logit:
-      return batch_column([&](int r, double e) { return math::bernoulli_logit(y[r], e); }, eta,
-                          d, m, a, lp, d_ex);
-    case family::poisson_log:
-      return batch_column(
-          [&](int r, double e) { return math::poisson_log(y[r], e, log_y_fact[r]); }, eta, d,
-          m, a, lp, d_ex);
-    default: {
-      const math::extra_terms phi = math::neg_binomial_terms(ex);
-      return batch_column(
-          [&](int r, double e) { return math::neg_binomial_2_log(y[r], e, phi, log_y_fact[r]); },
-          eta, d, m, a, lp, d_ex);
-    }
-  }
-}
-
-}  // namespace internal
-
 /** Work (rows x points x (columns + row math)) below which the batch runs
  *  on one thread: a sampler step of a few chains on a small data set costs
  *  microseconds, less than waking a team of threads. */
 constexpr double cpu_batch_parallel_work = 4e6;
 
-/** Rows per block: X_b and the two m x P blocks in about 256 KiB. */
+/** Rows per block: X_b and the m x P block (eta, then D) in about 256 KiB,
+ *  a multiple of the row math's lane width. */
 inline int cpu_batch_rows(int k, int n_points) {
-  return std::max(64, std::min(4096, 32768 / std::max(k + 2 * n_points, 1)));
+  const int rows = std::max(64, std::min(4096, 32768 / std::max(k + n_points, 1)));
+  return rows / lane_width * lane_width;
 }
+
+namespace internal {
+
+/** A thread's buffers for one block: eta, overwritten by D (rows x P), and
+ *  log y!. */
+struct batch_buffers {
+  Eigen::MatrixXd eta_d;
+  std::vector<double> log_y_fact;
+  batch_buffers(int rows, int P) : eta_d(rows, P), log_y_fact(rows, 0.0) {}
+};
+
+/** The P points' sums over rows i0 .. i0 + m - 1 added to acc: X_b B (plus
+ *  the offset), the row math of each point's column (eta overwritten by
+ *  D), and X_b' D. False (nothing added) when X_b is not finite. */
+inline bool add_batch_block(const Eigen::Map<const Eigen::MatrixXd>& X,
+                            const Eigen::Map<const Eigen::MatrixXd>& B, const double* y,
+                            const double* offset, int i0, int m, const glm_batch_params& p,
+                            const std::vector<math::extra_terms>& terms,
+                            const std::vector<count_terms_table>& tables, bool gradient,
+                            bool propto, batch_buffers& buf, glm_batch_result& acc) {
+  auto Xb = X.middleRows(i0, m);
+  // Checked here, while the block is in cache, instead of in a pass of its own.
+  if (!all_finite(Xb)) return false;
+  auto eta_d = buf.eta_d.topRows(m);
+  eta_d.noalias() = Xb * B;
+  if (offset != nullptr) eta_d.colwise() += Eigen::Map<const Eigen::VectorXd>(offset + i0, m);
+  if (p.fam == family::poisson_log || p.fam == family::neg_binomial_2_log)
+    for (int r = 0; r < m; ++r) buf.log_y_fact[r] = math::log_factorial(y[i0 + r], propto);
+  for (int j = 0; j < p.n_points; ++j) {
+    column_totals sum;
+    double* col = &buf.eta_d(0, j);
+    row_math_column(p.fam, y + i0, buf.log_y_fact.data(), col, col, m, p.alpha[j], terms[j],
+                    tables.empty() ? nullptr : &tables[j], propto, sum);
+    acc.value[j] += sum.lp;
+    if (p.extra != nullptr) acc.d_extra[j] += sum.d_extra;
+    if (gradient) acc.d_alpha[j] += sum.d_eta;
+  }
+  if (gradient) acc.d_beta.noalias() += Xb.transpose() * eta_d;
+  return true;
+}
+
+}  // namespace internal
 
 /**
  * Log densities (and gradients when `gradient`) of the P points of `p` for
@@ -106,6 +105,23 @@ inline glm_batch_result glm_lp_batch_cpu(const double* x, const double* y, int n
   std::vector<glm_batch_result> part(threads, zero_batch_result(p, k, gradient));
   for (glm_batch_result& r : part)
     if (has_extra && !gradient) r.d_extra = Eigen::VectorXd::Zero(P);  // summed regardless
+  // Each point's sigma | phi terms, and the negative binomial's tables.
+  std::vector<math::extra_terms> terms(P);
+  std::vector<count_terms_table> tables(p.fam == family::neg_binomial_2_log ? P : 0);
+  const double y_max = tables.empty() || n == 0 ? 0 : *std::max_element(y, y + n);
+  const int table_y = count_table_max_y(y_max, n);
+  // (threads for tables of over 10^4 entries, about a millisecond of work)
+  const bool big_tables = static_cast<double>(tables.size()) * (table_y + 1) > 1e4;
+  (void)big_tables;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(static) if (big_tables)
+#endif
+  for (int j = 0; j < P; ++j) {
+    if (p.fam == family::normal_id) terms[j] = math::normal_terms(p.extra[j]);
+    if (tables.empty()) continue;
+    terms[j] = math::neg_binomial_terms(p.extra[j]);
+    tables[j] = count_terms_table(terms[j], table_y);
+  }
   std::atomic<bool> bad_x(false);
   // Chunks of blocks between interrupt checks (R cannot be asked from a thread).
   const int chunk = std::max(threads, static_cast<int>(2e7 / (static_cast<double>(rows) * P *
@@ -121,36 +137,14 @@ inline glm_batch_result glm_lp_batch_cpu(const double* x, const double* y, int n
 #ifdef _OPENMP
       t = omp_get_thread_num();
 #endif
-      glm_batch_result& acc = part[t];
-      Eigen::MatrixXd eta(rows, P), d(rows, P);
-      std::vector<double> log_y_fact(rows, 0.0);
-      const bool counts = p.fam == family::poisson_log || p.fam == family::neg_binomial_2_log;
+      internal::batch_buffers buf(rows, P);
 #ifdef _OPENMP
 #pragma omp for schedule(static)
 #endif
-      for (int b = b0; b < b1; ++b) {
-        const int i0 = b * rows, m = std::min(rows, n - i0);
-        auto Xb = X.middleRows(i0, m);
-        if (!Xb.allFinite()) {
+      for (int b = b0; b < b1; ++b)
+        if (!internal::add_batch_block(X, B, y, offset, b * rows, std::min(rows, n - b * rows), p,
+                                       terms, tables, gradient, propto, buf, part[t]))
           bad_x = true;
-          continue;
-        }
-        eta.topRows(m).noalias() = Xb * B;
-        if (offset != nullptr)
-          eta.topRows(m).colwise() += Eigen::Map<const Eigen::VectorXd>(offset + i0, m);
-        if (counts)
-          for (int r = 0; r < m; ++r) log_y_fact[r] = math::log_factorial(y[i0 + r], propto);
-        for (int j = 0; j < P; ++j) {
-          double de = 0;
-          internal::batch_column(p.fam, y + i0, log_y_fact.data(), &eta(0, j), &d(0, j), m,
-                                 p.alpha[j], has_extra ? p.extra[j] : 0.0, propto, acc.value[j],
-                                 de);
-          if (has_extra) acc.d_extra[j] += de;
-        }
-        if (!gradient) continue;
-        acc.d_alpha += d.topRows(m).colwise().sum().transpose();
-        acc.d_beta.noalias() += Xb.transpose() * d.topRows(m);
-      }
     }
     if (bad_x) throw invalid_argument("x", "contains NA, NaN or infinite values");
   }

@@ -10,16 +10,19 @@
 #include "../eigen.hpp"
 #include "../interrupt.hpp"
 #include "family.hpp"
+#include "row_block.hpp"
 #include "row_math.hpp"
 
 #include <algorithm>
+#include <vector>
 
 namespace clbayes {
 namespace glm {
 
-/** Rows per block: about 256 KiB of x. */
+/** Rows per block: about 256 KiB of x, a multiple of the row math's lane
+ *  width. */
 inline int cpu_block_rows(int k) {
-  return std::max(64, std::min(4096, 32768 / std::max(k, 1)));
+  return std::max(64, std::min(4096, 32768 / std::max(k, 1))) / lane_width * lane_width;
 }
 
 /**
@@ -59,63 +62,82 @@ inline glm_result glm_lp_cpu(const double* x, const double* y, int n, int k,
   const math::extra_terms shared_terms =
       scalar_extra && p.n_extra == 1 ? terms_of(p.extra[0]) : math::extra_terms();
   math::extra_terms row_terms;
+  // One alpha and one sigma | phi for every row: the row math of a column
+  // (row_block.hpp), as the batched path runs it; else row by row.
+  const bool scalar_family = info_of(p.fam).scalar;
+  const bool column_math = scalar_family && !alpha_per_row && !extra_per_row;
+  const bool counts = p.fam == family::poisson_log || p.fam == family::neg_binomial_2_log;
+  std::vector<double> log_y_fact(column_math && counts ? rows : 0);
+  count_terms_table table;
+  if (column_math && p.fam == family::neg_binomial_2_log && n > 0)
+    table = count_terms_table(shared_terms, count_table_max_y(*std::max_element(y, y + n), n));
 
   for (int i0 = 0; i0 < n; i0 += rows) {
     if ((i0 / rows) % 64 == 63) check_interrupt();
     const int m = std::min(rows, n - i0);
     auto Xb = X.middleRows(i0, m);
     // Checked here, while the block is in cache, instead of in a pass of its own.
-    if (!Xb.allFinite()) throw invalid_argument("x", "contains NA, NaN or infinite values");
+    if (!all_finite(Xb)) throw invalid_argument("x", "contains NA, NaN or infinite values");
     // One predictor: matrix-vector products (GEMV); several: GEMM.
     if (ne == 1) eta.col(0).head(m).noalias() = Xb * B.col(0);
     else eta.topRows(m).noalias() = Xb * B;
     if (offset != nullptr && ne == 1)
       eta.col(0).head(m) += Eigen::Map<const Eigen::VectorXd>(offset + i0, m);
     double block_lp = 0;
-    for (int r = 0; r < m; ++r) {
-      const int i = i0 + r;
-      switch (p.fam) {
-        case family::categorical_logit: {
-          double mx = -INFINITY;
-          for (int e = 0; e < ne; ++e) {
-            eta(r, e) += p.alpha[e];
-            mx = std::max(mx, eta(r, e));
+    if (column_math) {
+      if (counts)
+        for (int r = 0; r < m; ++r) log_y_fact[r] = math::log_factorial(y[i0 + r], propto);
+      column_totals sum;
+      row_math_column(p.fam, y + i0, log_y_fact.data(), &eta(0, 0), &d(0, 0), m, p.alpha[0],
+                      shared_terms, &table, propto, sum);
+      block_lp = sum.lp;
+      if (gradient && p.n_extra > 0) res.d_extra[0] += sum.d_extra;
+    } else {
+      for (int r = 0; r < m; ++r) {
+        const int i = i0 + r;
+        switch (p.fam) {
+          case family::categorical_logit: {
+            double mx = -INFINITY;
+            for (int e = 0; e < ne; ++e) {
+              eta(r, e) += p.alpha[e];
+              mx = std::max(mx, eta(r, e));
+            }
+            double s = 0;
+            for (int e = 0; e < ne; ++e) s += std::exp(eta(r, e) - mx);
+            const double lse = mx + std::log(s);
+            const int yi = static_cast<int>(y[i]) - 1;
+            block_lp += eta(r, yi) - lse;
+            for (int e = 0; e < ne; ++e)
+              d(r, e) = (e == yi ? 1.0 : 0.0) - std::exp(eta(r, e) - lse);
+            break;
           }
-          double s = 0;
-          for (int e = 0; e < ne; ++e) s += std::exp(eta(r, e) - mx);
-          const double lse = mx + std::log(s);
-          const int yi = static_cast<int>(y[i]) - 1;
-          block_lp += eta(r, yi) - lse;
-          for (int e = 0; e < ne; ++e)
-            d(r, e) = (e == yi ? 1.0 : 0.0) - std::exp(eta(r, e) - lse);
-          break;
-        }
-        case family::ordered_logistic: {
-          const int yi = static_cast<int>(y[i]);
-          math::ordered_value v = math::ordered_logistic(yi, p.n_extra, eta(r, 0), p.extra);
-          block_lp += v.lp;
-          d(r, 0) = v.d_eta;
-          if (gradient) {
-            if (yi > 1) res.d_extra[yi - 2] += v.d_cut_lower;
-            if (yi <= p.n_extra) res.d_extra[yi - 1] += v.d_cut_upper;
+          case family::ordered_logistic: {
+            const int yi = static_cast<int>(y[i]);
+            math::ordered_value v = math::ordered_logistic(yi, p.n_extra, eta(r, 0), p.extra);
+            block_lp += v.lp;
+            d(r, 0) = v.d_eta;
+            if (gradient) {
+              if (yi > 1) res.d_extra[yi - 2] += v.d_cut_lower;
+              if (yi <= p.n_extra) res.d_extra[yi - 1] += v.d_cut_upper;
+            }
+            break;
           }
-          break;
-        }
-        default: {
-          const double e = eta(r, 0) + p.alpha[alpha_per_row ? i : 0];
-          const math::extra_terms& ex =
-              extra_per_row ? (row_terms = terms_of(p.extra[i])) : shared_terms;
-          math::row_value v;
-          switch (p.fam) {
-            case family::normal_id: v = math::normal_id(y[i], e, ex, propto); break;
-            case family::bernoulli_logit: v = math::bernoulli_logit(y[i], e); break;
-            case family::poisson_log: v = math::poisson_log(y[i], e, propto); break;
-            default:
-              v = math::neg_binomial_2_log(y[i], e, ex, math::log_factorial(y[i], propto));
+          default: {
+            const double e = eta(r, 0) + p.alpha[alpha_per_row ? i : 0];
+            const math::extra_terms& ex =
+                extra_per_row ? (row_terms = terms_of(p.extra[i])) : shared_terms;
+            math::row_value v;
+            switch (p.fam) {
+              case family::normal_id: v = math::normal_id(y[i], e, ex, propto); break;
+              case family::bernoulli_logit: v = math::bernoulli_logit(y[i], e); break;
+              case family::poisson_log: v = math::poisson_log(y[i], e, propto); break;
+              default:
+                v = math::neg_binomial_2_log(y[i], e, ex, math::log_factorial(y[i], propto));
+            }
+            block_lp += v.lp;
+            d(r, 0) = v.d_eta;
+            if (gradient && p.n_extra > 0) res.d_extra[extra_per_row ? i : 0] += v.d_extra;
           }
-          block_lp += v.lp;
-          d(r, 0) = v.d_eta;
-          if (gradient && p.n_extra > 0) res.d_extra[extra_per_row ? i : 0] += v.d_extra;
         }
       }
     }

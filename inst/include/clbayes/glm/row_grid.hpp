@@ -4,11 +4,13 @@
 // The row math of a scalar family at m given (y, eta, sigma|phi), by the
 // C++ twin (glm/row_math.hpp) or by the OpenCL C definition that every GLM
 // kernel includes (kernels/glm_row_math.hpp): how the tests check that the
-// two definitions agree.
+// two definitions agree. The C++ twin runs in either of its forms: W lanes
+// (what the CPU paths run for most rows) or one row (the rest).
 
 #include "../kernels/glm_row_math.hpp"
 #include "../opencl/transfer.hpp"
 #include "batch_params.hpp"
+#include "row_block.hpp"
 #include "row_math.hpp"
 
 #include <vector>
@@ -16,20 +18,45 @@
 namespace clbayes {
 namespace glm {
 
-/** out (m x 3, column-major) = lp, d lp / d eta, d lp / d sigma|phi. */
+namespace internal {
+
+/** The C++ row math of row i of the grid in lanes of width W (every lane
+ *  holding row i), read from lane 0. */
+template <int W>
+math::row_value grid_row(family fam, double y, double eta, double ex, bool propto) {
+  using L = typename lane_io<W>::type;
+  auto all = [](double v) { return math::constant_lanes<L>(v); };
+  const double log_y_fact = math::log_factorial(y, propto);
+  math::row_lanes<L> v;
+  switch (fam) {
+    case family::normal_id:
+      v = math::normal_id(all(y), all(eta), math::normal_terms(ex), propto);
+      break;
+    case family::bernoulli_logit: v = math::bernoulli_logit(all(y), all(eta)); break;
+    case family::poisson_log: v = math::poisson_log(all(y), all(eta), all(log_y_fact)); break;
+    default: {
+      const math::extra_terms phi = math::neg_binomial_terms(ex);
+      const count_terms_table terms(phi, -1);  // no table: computed for each y
+      v = math::neg_binomial_2_log(all(y), all(eta), phi, all(terms.lgamma_diff(y)),
+                                   all(terms.digamma_diff(y)), all(log_y_fact));
+    }
+  }
+  return {lane_io<W>::first(v.lp), lane_io<W>::first(v.d_eta), lane_io<W>::first(v.d_extra)};
+}
+
+}  // namespace internal
+
+/** out (m x 3, column-major) = lp, d lp / d eta, d lp / d sigma|phi; on
+ *  the CPU in lanes of `width` rows (1 or lane_width). */
 inline void row_grid(family fam, const double* y, const double* eta, const double* ex, int m,
-                     bool propto, bool use_device, double* out) {
+                     bool propto, bool use_device, double* out, int width = lane_width) {
   if (!has_batched_form(fam))
     throw invalid_argument("family", "must be a family with one linear predictor");
   if (!use_device) {
     for (int i = 0; i < m; ++i) {
-      math::row_value v;
-      switch (fam) {
-        case family::normal_id: v = math::normal_id(y[i], eta[i], ex[i], propto); break;
-        case family::bernoulli_logit: v = math::bernoulli_logit(y[i], eta[i]); break;
-        case family::poisson_log: v = math::poisson_log(y[i], eta[i], propto); break;
-        default: v = math::neg_binomial_2_log(y[i], eta[i], ex[i], propto);
-      }
+      const math::row_value v =
+          width == 1 ? internal::grid_row<1>(fam, y[i], eta[i], ex[i], propto)
+                     : internal::grid_row<lane_width>(fam, y[i], eta[i], ex[i], propto);
       out[i] = v.lp;
       out[m + i] = v.d_eta;
       out[2 * m + i] = v.d_extra;

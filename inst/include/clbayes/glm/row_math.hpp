@@ -1,10 +1,22 @@
 #ifndef CLBAYES_GLM_ROW_MATH_HPP
 #define CLBAYES_GLM_ROW_MATH_HPP
 
-// The log density of one row and its derivatives, for the CPU path: the C++
+// The log density of a row and its derivatives, for the CPU paths: the C++
 // twin of the OpenCL C row math in kernels/glm_row_math.hpp (test-glm.R
-// compares the two on a grid of values); keep the two in step. Every formula is in the stable form: no exp() of a
-// linear predictor that could overflow before a log() takes it back.
+// compares the two on a grid of values); keep the two in step. Every
+// formula is in the stable form: no exp() of a linear predictor that could
+// overflow before a log() takes it back.
+//
+// Each formula of a family with one linear predictor is written once, for
+// "lanes" L: one row (L = double) or W rows at once (L = lanes<W>, an
+// Eigen array, whose every operation, exp() included, Eigen runs over the
+// W rows with SIMD instructions). The operations the formulas use are
+// defined below for both. Some differ in form from the OpenCL text, with
+// the same values: log1p(e) for e in [0, 1] is a series (Eigen has no SIMD
+// log1p for doubles), and the choices by the sign of eta are min()s and
+// divisions instead of branches (and fewer exp()s).
+
+#include "../eigen.hpp"
 
 #include <cmath>
 
@@ -14,10 +26,66 @@ namespace math {
 
 constexpr double half_log_two_pi = 0.91893853320467274178;
 
-/** log(1 + exp(u)) without overflow. */
-inline double softplus(double u) {
-  return (u > 0 ? u : 0.0) + std::log1p(std::exp(-std::fabs(u)));
+/** W rows of one column (one point) at once. */
+template <int W>
+using lanes = Eigen::Array<double, W, 1>;
+
+// ---- the operations of the formulas, on one row or on W lanes ----
+
+inline double exp_of(double v) { return std::exp(v); }
+template <typename D>
+typename D::PlainObject exp_of(const Eigen::ArrayBase<D>& v) {
+  return v.exp();
 }
+
+inline double abs_of(double v) { return std::fabs(v); }
+template <typename D>
+typename D::PlainObject abs_of(const Eigen::ArrayBase<D>& v) {
+  return v.abs();
+}
+
+inline double max_of(double v, double c) { return v > c ? v : c; }
+template <typename D>
+typename D::PlainObject max_of(const Eigen::ArrayBase<D>& v, double c) {
+  return v.max(c);
+}
+
+inline double min_of(double v, double c) { return v < c ? v : c; }
+template <typename D>
+typename D::PlainObject min_of(const Eigen::ArrayBase<D>& v, double c) {
+  return v.min(c);
+}
+template <typename D, typename E>
+typename D::PlainObject min_of(const Eigen::ArrayBase<D>& v, const Eigen::ArrayBase<E>& c) {
+  return v.min(c);
+}
+
+/** L filled with v. */
+template <typename L>
+L constant_lanes(double v) {
+  return L::Constant(v);
+}
+template <>
+inline double constant_lanes<double>(double v) {
+  return v;
+}
+
+/** log(1 + e) for 0 <= e <= 1 with SIMD operations only (Eigen has no SIMD
+ *  log for doubles): 2 atanh(s), s = e / (2 + e) in [0, 1/3], by its odd
+ *  series to s^33 (the rest is below 2e-18 relative; Horner in s^2). */
+template <typename L>
+L log1p_unit(const L& e) {
+  const L s = e / (e + 2.0);
+  const L s2 = s * s;
+  L p = constant_lanes<L>(1.0 / 33);
+  for (int j = 31; j >= 1; j -= 2) p = p * s2 + 1.0 / j;
+  return 2.0 * s * p;
+}
+
+// ---- scalar helpers (one value, not lanes) ----
+
+/** log(1 + exp(u)) without overflow. */
+inline double softplus(double u) { return max_of(u, 0.0) + log1p_unit(std::exp(-std::fabs(u))); }
 
 /** 1 / (1 + exp(-u)). */
 inline double inv_logit(double u) {
@@ -41,13 +109,20 @@ inline double digamma(double x) {
   return r + std::log(x) - 0.5 / x + series;
 }
 
-/** Log density and derivatives of one row of a family with one linear
+/** lgamma(y + 1), the term of y alone of the count families (0 when propto). */
+inline double log_factorial(double y, bool propto) { return propto ? 0.0 : std::lgamma(y + 1); }
+
+// ---- the families with one linear predictor ----
+
+/** Log density and derivatives of rows of a family with one linear
  *  predictor: d_eta = d lp / d eta, d_extra = d lp / d sigma or phi. */
-struct row_value {
-  double lp;
-  double d_eta;
-  double d_extra;
+template <typename L>
+struct row_lanes {
+  L lp;
+  L d_eta;
+  L d_extra;
 };
+using row_value = row_lanes<double>;
 
 /** What the formulas need of sigma or phi, computed once per value: a
  *  point of a batch has one for all its rows. */
@@ -65,57 +140,76 @@ inline extra_terms neg_binomial_terms(double phi) {
   return {phi, 1 / phi, std::log(phi), std::lgamma(phi), digamma(phi)};
 }
 
-/** lgamma(y + 1), the term of y alone of the count families (0 when propto). */
-inline double log_factorial(double y, bool propto) { return propto ? 0.0 : std::lgamma(y + 1); }
-
-inline row_value normal_id(double y, double eta, const extra_terms& s, bool propto) {
-  const double z = (y - eta) * s.inv;
-  double lp = -0.5 * z * z - s.log;
-  if (!propto) lp -= half_log_two_pi;
-  return {lp, z * s.inv, (z * z - 1) * s.inv};
+template <typename L>
+row_lanes<L> normal_id(const L& y, const L& eta, const extra_terms& s, bool propto) {
+  const L z = (y - eta) * s.inv;
+  const L lp = -0.5 * z * z - (s.log + (propto ? 0.0 : half_log_two_pi));
+  return {lp, z * s.inv, (z * z - 1.0) * s.inv};
 }
 
-inline row_value normal_id(double y, double eta, double sigma, bool propto) {
-  return normal_id(y, eta, normal_terms(sigma), propto);
-}
-
-/** softplus(-s eta) and inv_logit(eta) share e = exp(-|eta|). */
-inline row_value bernoulli_logit(double y, double eta) {
-  const double e = std::exp(-std::fabs(eta));
-  const double u = y > 0.5 ? -eta : eta;
-  const double p = (eta >= 0 ? 1.0 : e) / (1 + e);  // inv_logit(eta)
-  return {-((u > 0 ? u : 0.0) + std::log1p(e)), y - p, 0.0};
+/** y in {0, 1}. softplus(-s eta) (s = 2y - 1) and inv_logit(eta) from one
+ *  exp(): with x = exp(-eta), inv_logit(eta) = 1 / (1 + x) and exp(-|eta|)
+ *  = min(x, 1 / x), each to a few ulps (x = inf below eta = -709 gives 0,
+ *  the limit). */
+template <typename L>
+row_lanes<L> bernoulli_logit(const L& y, const L& eta) {
+  const L x = exp_of(-eta);
+  const L e = min_of(x, 1.0 / x);     // exp(-|eta|)
+  const L u = eta * (1.0 - 2.0 * y);  // -eta when y = 1, eta when y = 0
+  return {-(max_of(u, 0.0) + log1p_unit(e)), y - 1.0 / (1.0 + x), constant_lanes<L>(0.0)};
 }
 
 /** log_y_fact: log_factorial(y, propto). */
-inline row_value poisson_log(double y, double eta, double log_y_fact) {
-  const double mu = std::exp(eta);
-  return {y * eta - mu - log_y_fact, y - mu, 0.0};
+template <typename L>
+row_lanes<L> poisson_log(const L& y, const L& eta, const L& log_y_fact) {
+  const L mu = exp_of(eta);
+  return {y * eta - mu - log_y_fact, y - mu, constant_lanes<L>(0.0)};
+}
+
+/** Mean mu = exp(eta), precision phi: log(mu + phi) is a log-sum-exp of
+ *  eta and log(phi). From x = phi / mu and 1 / x, each an exp(): the
+ *  shares mu / (mu + phi) = 1 / (1 + x) and phi / (mu + phi) = 1 / (1 +
+ *  1 / x), and exp(-|eta - log(phi)|) = min(x, 1 / x) (an infinite x or 1 /
+ *  x gives the limits). lgamma_y_phi = lgamma(y + phi) - lgamma(phi),
+ *  digamma_y_phi = digamma(y + phi) - digamma(phi) (count_terms_table makes
+ *  them). */
+template <typename L>
+row_lanes<L> neg_binomial_2_log(const L& y, const L& eta, const extra_terms& phi,
+                                const L& lgamma_y_phi, const L& digamma_y_phi,
+                                const L& log_y_fact) {
+  const L t = eta - phi.log;
+  const L x = exp_of(-t), x_inv = exp_of(t);
+  const L log_mu_phi = max_of(eta, phi.log) + log1p_unit(min_of(x, x_inv));
+  const L y_phi = y + phi.value;
+  const L lp = lgamma_y_phi + phi.value * (phi.log - log_mu_phi) + y * (eta - log_mu_phi) -
+               log_y_fact;
+  // (y + phi) / (mu + phi) = (y + phi) / phi * phi share
+  const L d_phi = 1.0 - y_phi * phi.inv / (1.0 + x_inv) + (phi.log - log_mu_phi) +
+                  digamma_y_phi;
+  return {lp, y - y_phi / (1.0 + x), d_phi};
+}
+
+// One row with its own sigma | phi (the scalar forms of the above).
+
+inline row_value normal_id(double y, double eta, double sigma, bool propto) {
+  return normal_id(y, eta, normal_terms(sigma), propto);
 }
 
 inline row_value poisson_log(double y, double eta, bool propto) {
   return poisson_log(y, eta, log_factorial(y, propto));
 }
 
-/** Mean exp(eta), precision phi: log(mu + phi) is a log-sum-exp. */
 inline row_value neg_binomial_2_log(double y, double eta, const extra_terms& phi,
                                     double log_y_fact) {
-  const double hi = eta > phi.log ? eta : phi.log;
-  const double lo = eta > phi.log ? phi.log : eta;
-  const double log_mu_phi = hi + std::log1p(std::exp(lo - hi));
-  const double y_phi = y + phi.value;
-  const double lp = std::lgamma(y_phi) - phi.lgamma + phi.value * (phi.log - log_mu_phi) +
-                    y * (eta - log_mu_phi) - log_y_fact;
-  const double mu_share = std::exp(eta - log_mu_phi);  // mu / (mu + phi)
-  const double d_eta = y - y_phi * mu_share;
-  const double d_phi = 1 - y_phi / std::exp(log_mu_phi) + phi.log - log_mu_phi +
-                       digamma(y_phi) - phi.digamma;
-  return {lp, d_eta, d_phi};
+  return neg_binomial_2_log(y, eta, phi, std::lgamma(y + phi.value) - phi.lgamma,
+                            digamma(y + phi.value) - phi.digamma, log_y_fact);
 }
 
 inline row_value neg_binomial_2_log(double y, double eta, double phi, bool propto) {
   return neg_binomial_2_log(y, eta, neg_binomial_terms(phi), log_factorial(y, propto));
 }
+
+// ---- ordered logistic (one row at a time) ----
 
 /** Ordered logistic: y in 1..K, cuts c[0] < ... < c[K-2]. The derivatives
  *  with respect to the cut below (c[y-2]) and above (c[y-1]) the category. */
