@@ -85,7 +85,7 @@ SEXP cpp_chol_grad_gpu(SEXP L, SEXP L_adj) {
 // fields of linalg::cholesky_tuning (outer_block, outer_block_large,
 // large_from, panel, leaf, lookahead, panel_recursive, trailing_chunks,
 // trailing_reserve, panel_trsm, leaf_solve_rows) and of linalg::gemm_tuning (gemm_kernel,
-// gemm_small_below_pct, gemm_stream_k_per_unit, gemm_narrow_cols) and returns their previous
+// gemm_small_below_pct, gemm_narrow_cols) and returns their previous
 // values, so that the tests reach every device path at small n and
 // restore the defaults afterwards.
 // [[Rcpp::export(.cpp_linalg_tuning)]]
@@ -102,7 +102,6 @@ Rcpp::IntegerVector cpp_linalg_tuning(Rcpp::IntegerVector values) {
   la::gemm_tuning& g = la::gemm_settings();
   fields.insert(fields.end(), {{"gemm_kernel", &g.kernel},
                                {"gemm_small_below_pct", &g.small_below_pct},
-                               {"gemm_stream_k_per_unit", &g.stream_k_per_unit},
                                {"gemm_narrow_cols", &g.narrow_cols}});
 #endif
   Rcpp::CharacterVector names =

@@ -20,7 +20,6 @@
 //          --leaf 1|2 --leaf-t T --lookahead 0|1 --outer-block-large NB
 //          --panel-recursive 0|1 --trailing-chunks C --trailing-reserve U
 //          --panel-trsm 0|1 (the chain on the diagonal block only)
-//          --stream-k G (Stream-K GEMM on G work groups per compute unit; 0: off)
 //          --narrow-cols C --narrow-tm 64|128 (narrow GEMM tiles up to C columns)
 //          --leaf 3 --leaf-solve-rows R (leaf and panel solve in one launch)
 //          --profile (per-phase device times of the Cholesky at each n)
@@ -68,7 +67,6 @@ int main(int argc, char** argv) {
       else if (a == "--mma") la::gemm_settings().mma = next();
       else if (a == "--panel-share") la::cholesky_settings().panel_share = std::atof(argv[++i]);
       else if (a == "--panel-trsm") la::cholesky_settings().panel_trsm = next();
-      else if (a == "--stream-k") la::gemm_settings().stream_k_per_unit = std::max(0, next());
       else if (a == "--narrow-cols") la::gemm_settings().narrow_cols = std::max(0, next());
       else if (a == "--narrow-tm") set_narrow_tm(next());
       else if (a == "--leaf-solve-rows") la::cholesky_settings().leaf_solve_rows = next();
@@ -96,13 +94,13 @@ int main(int argc, char** argv) {
     auto print_options = [&](const char* when) {
       const auto& g = cl_ops::kernels::gemm_nn;
       const auto& d = cl_ops::kernels::gemm_db_nn;
-      std::printf("options %s: reps %d, GEMM kernel %d (small below %d%%, Stream-K groups per unit %d, narrow up to %d columns, TM %d), outer block %d, "
+      std::printf("options %s: reps %d, GEMM kernel %d (small below %d%%, narrow up to %d columns, TM %d), outer block %d, "
                   "panel %d, leaf kernel %d, LEAF_T %d, look-ahead %d, panel by halves %d, trailing chunks %d, units reserved %d, diagonal chain %d, "
                   "outer block large %d from %d, "
                   "inner partition %d, partition %d, CHOLESKY_BLOCK %d, DIAG_BLOCK %d, grad block %d, "
                   "kernel 1 TM %d TN %d TK %d WPTM %d WPTN %d, kernel 2 TM %d TN %d TK %d WPTM %d "
                   "WPTN %d\n\n", when, reps, la::gemm_settings().kernel,
-                  la::gemm_settings().small_below_pct, la::gemm_settings().stream_k_per_unit,
+                  la::gemm_settings().small_below_pct,
                   la::gemm_settings().narrow_cols, cl_ops::kernels::gemm_db_narrow_nn.option("TM"),
                   la::cholesky_settings().outer_block,
                   la::cholesky_settings().panel, la::cholesky_settings().leaf,
@@ -237,12 +235,12 @@ int main(int argc, char** argv) {
       const auto& s = la::cholesky_settings();
       const auto& g = la::gemm_settings();
       const auto& d = cl_ops::kernels::gemm_db_nn;
-      std::printf("\nkept: --gemm-kernel %d --small-below %d --stream-k %d --narrow-cols %d "
+      std::printf("\nkept: --gemm-kernel %d --small-below %d --narrow-cols %d "
                   "--narrow-tm %d --outer-block %d --outer-block-large %d --panel %d --leaf %d "
                   "--leaf-solve-rows %d --leaf-t %d --chol-block %d --lookahead %d --panel-recursive %d "
                   "--trailing-chunks %d --trailing-reserve %d --panel-trsm %d --grad-block %d "
                   "(kernel 2 TM %d TN %d TK %d WPTM %d WPTN %d; outer block large from %d)\n",
-                  g.kernel, g.small_below_pct, g.stream_k_per_unit, g.narrow_cols,
+                  g.kernel, g.small_below_pct, g.narrow_cols,
                   cl_ops::kernels::gemm_db_narrow_nn.option("TM"), s.outer_block,
                   s.outer_block_large, s.panel, s.leaf, s.leaf_solve_rows,
                   cl_ops::kernels::cholesky_leaf.option("LEAF_T"),

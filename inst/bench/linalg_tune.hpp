@@ -273,35 +273,6 @@ inline void tune_gemm(int n, int reps) {
                   c.tn, c.tk, c.wm, c.wn, e.what());
     }
   }
-  // Stream-K (gemm_tuning::stream_k_per_unit) on kernel 2's best tiles: as
-  // many groups as the device holds at once (1 to 4 per compute unit).
-  // Not with the tensor cores (no Stream-K schedule there).
-  set_gemm(best_cfg[2]);
-  la::gemm_settings().kernel = 2;
-  { matrix_cl probe = la::multiply(da, db); }  // selects MMA on the kept tiles
-  if (cl_ops::kernels::gemm_db_nn.option("MMA")) {
-    std::printf("\nStream-K: not swept (kernel 2 runs on the tensor cores)\n");
-  } else {
-  const int cus = cl_ops::context::instance().info().compute_units;
-  std::printf("\nStream-K, kernel 2 with the tiles kept below, n = %d\n\n"
-              "| groups per unit | groups | ms | GFLOP/s | max rel err |\n|---|---|---|---|---|\n", n);
-  int kept_sk = 0;
-  for (int per_unit : {1, 2, 3, 4}) {
-    const int sk = per_unit * cus;
-    la::gemm_settings().stream_k_per_unit = per_unit;
-    try {
-      const double err = gemm_sample_error(a, b, la::multiply(da, db));
-      const double ms = time_ms(reps, [&] { matrix_cl x = la::multiply(da, db); finish(); });
-      std::printf("| %d | %d | %.2f | %.2f | %.1e |\n", per_unit, sk, ms, 2.0 * n * double(n) * n / ms / 1e6,
-                  err);
-      if (err < 1e-10 && ms < best[2]) { best[2] = ms; kept_sk = per_unit; }
-    } catch (const std::exception& e) {
-      std::printf("| %d | %d | failed: %s | | |\n", per_unit, sk, e.what());
-    }
-  }
-  la::gemm_settings().stream_k_per_unit = kept_sk;
-  std::printf("\nkept Stream-K groups per compute unit %d (0: off)\n\n", kept_sk);
-  }
   for (int k = 1; k <= 2; ++k) {
     set_gemm(best_cfg[k]);
     std::printf("%skernel %d: kept TM=%d TN=%d TK=%d WPTM=%d WPTN=%d (%.2f ms)\n", k == 1 ? "\n" : "",

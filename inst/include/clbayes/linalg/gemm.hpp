@@ -70,17 +70,6 @@ struct gemm_options {
 struct gemm_tuning {
   int kernel = 2;
   int small_below_pct = 100;
-  /** > 0: plain products (no views, whole C, one item, no split-k) in
-   *  kernel 2's large tiles run as Stream-K (kernels/gemm_db.hpp) on this
-   *  many work groups per compute unit (about the groups a unit holds at
-   *  once) when their tile count is not a multiple of the groups, so that
-   *  no ragged last wave of tiles leaves units idle. 0: never. */
-  int stream_k_per_unit = 0;
-  /** Stream-K only for products of fewer than this many waves of tiles
-   *  (tiles / groups): in longer ones the ragged last wave costs little,
-   *  and one tile per group at a time keeps neighbouring tiles' operands
-   *  in the cache together. */
-  int stream_k_max_waves = 16;
   /** 1: kernel 2 multiplies on the FP64 tensor cores (MMA = 1 in
    *  kernels/gemm_db.hpp: mma.sync.m16n8k8 by inline PTX) on devices that
    *  have them (NVIDIA, compute capability 9.0 or later) and whose
@@ -123,22 +112,6 @@ inline opencl::kernels::gemm_kernel& gemm_db_persistent(bool ta, bool tb) {
   for (const char* key : {"TM", "TN", "TK", "WPTM", "WPTN", "FAST_INTERIOR", "MMA"})
     if (p.option(key) != big.option(key)) p.set_option(key, big.option(key));
   return p;
-}
-
-// The Stream-K kernel and its fix-up with the tiles of the large-tile one.
-template <typename K>
-inline K& with_big_tiles(K& k, bool ta, bool tb) {
-  const opencl::kernels::gemm_kernel& big = gemm_db_variant(ta, tb, false);
-  for (const char* key : {"TM", "TN", "TK", "WPTM", "WPTN", "FAST_INTERIOR", "MMA"})
-    if (k.option(key) != big.option(key)) k.set_option(key, big.option(key));
-  return k;
-}
-
-inline opencl::kernels::gemm_sk_kernel& gemm_db_stream_k(bool ta, bool tb) {
-  using namespace opencl::kernels;
-  return with_big_tiles(ta ? (tb ? gemm_db_sk_tt : gemm_db_sk_tn)
-                           : (tb ? gemm_db_sk_nt : gemm_db_sk_nn),
-                        ta, tb);
 }
 
 // Local memory of kernel 2's two buffers of op(A) and op(B) tiles (rows
@@ -281,26 +254,6 @@ inline void gemm(matrix_cl& c, int ci, int cj, long long c_stride,
                : opt.batch == 1 ? internal::choose_splits(m, n, k, tm, tn, tk)
                                 : 1;
   const cl::NDRange local(rtsm, rtsn, 1);
-  const long long sk = static_cast<long long>(gemm_settings().stream_k_per_unit) *
-                       opencl::context::instance().info().compute_units;
-  if (sk > 0 && opt.batch == 1 && splits == 1 && views == 0 && k > 0 &&
-      chosen == &internal::gemm_db_variant(a.trans, b.trans, false) && !kern.option("MMA") &&
-      tiles_m * tiles_n > sk && (tiles_m * tiles_n) % sk != 0 &&
-      tiles_m * tiles_n < sk * gemm_settings().stream_k_max_waves) {
-    matrix_cl parts(2 * tm * tn, static_cast<int>(sk));  // two slots per group
-    const long long fix = std::min<long long>(
-        256, opencl::context::instance().info().max_work_group_size);
-    internal::gemm_db_stream_k(a.trans, b.trans)(
-        cl::NDRange(sk * rtsm, rtsn, 1), local, c, *a.m, *b.m, m, n, k, internal::offset(a),
-        a.m->rows(), a.stride, internal::offset(b), b.m->rows(), b.stride,
-        static_cast<cl_long>(cj) * c.rows() + ci, c.rows(), c_stride, opt.alpha, opt.beta,
-        views, 1, parts);
-    internal::with_big_tiles(opencl::kernels::gemm_streamk_fixup, false, false)(
-        cl::NDRange(tiles_m * tiles_n * fix), cl::NDRange(fix), c, parts, m, n, k,
-        static_cast<cl_long>(cj) * c.rows() + ci, c.rows(), opt.alpha, opt.beta,
-        static_cast<int>(sk));
-    return;
-  }
   const cl::NDRange global(groups.get()[0] * rtsm, groups.get()[1] * rtsn,
                            static_cast<std::size_t>(opt.batch) * splits);
   const cl_long c_off = static_cast<cl_long>(cj) * c.rows() + ci;
