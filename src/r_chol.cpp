@@ -81,10 +81,9 @@ SEXP cpp_chol_grad_gpu(SEXP L, SEXP L_adj) {
       "L_adj", "gives a gradient with infinite values (overflow)")));
 }
 
-// Test hook (tests/testthat/test-chol.R, test-linalg.R): sets the named
-// fields of linalg::cholesky_tuning (outer_block, outer_block_large,
-// large_from, panel, leaf, lookahead, panel_recursive, trailing_chunks,
-// trailing_reserve, panel_trsm, leaf_solve_rows) and of linalg::gemm_tuning (gemm_kernel,
+// Test hook (tests/testthat/test-chol.R): sets the named fields of
+// linalg::cholesky_tuning (outer_block, outer_block_large, large_from,
+// trailing_reserve) and of linalg::gemm_tuning (gemm_kernel,
 // gemm_small_below_pct, gemm_narrow_cols) and returns their previous
 // values, so that the tests reach every device path at small n and
 // restore the defaults afterwards.
@@ -92,12 +91,10 @@ SEXP cpp_chol_grad_gpu(SEXP L, SEXP L_adj) {
 Rcpp::IntegerVector cpp_linalg_tuning(Rcpp::IntegerVector values) {
   la::cholesky_tuning& s = la::cholesky_settings();
   std::vector<std::pair<const char*, int*>> fields = {
-      {"outer_block", &s.outer_block},         {"outer_block_large", &s.outer_block_large},
-      {"large_from", &s.large_from},           {"panel", &s.panel},
-      {"leaf", &s.leaf},                       {"lookahead", &s.lookahead},
-      {"panel_recursive", &s.panel_recursive}, {"trailing_chunks", &s.trailing_chunks},
-      {"trailing_reserve", &s.trailing_reserve}, {"panel_trsm", &s.panel_trsm},
-      {"leaf_solve_rows", &s.leaf_solve_rows}};
+      {"outer_block", &s.outer_block},
+      {"outer_block_large", &s.outer_block_large},
+      {"large_from", &s.large_from},
+      {"trailing_reserve", &s.trailing_reserve}};
 #ifdef CLBAYES_OPENCL
   la::gemm_tuning& g = la::gemm_settings();
   fields.insert(fields.end(), {{"gemm_kernel", &g.kernel},

@@ -90,21 +90,14 @@ void set_gemm(const gemm_cfg& c) {
   set_gemm(c.kernel, "WPTM", c.wm); set_gemm(c.kernel, "WPTN", c.wn);
 }
 
-// One Cholesky configuration: GEMM kernel, outer block (0: the first
-// path, the recursion over the whole matrix), partition of the recursion
-// (of the whole matrix when outer = 0, of a diagonal block otherwise), leaf
-// CHOLESKY_BLOCK, small-tile GEMMs below this percentage of the compute
-// units in large tiles (gemm_tuning::small_below_pct), panels by the fused
-// leaf (1) or by the recursion (0) (cholesky_tuning::panel).
-// With panel = 1: the leaf kernel (lk: 1 cholesky_block_inv, 2
-// kernels/cholesky_leaf.hpp with lt work items per row), look-ahead on a
-// second queue (la), panels by halves (rec) and the trailing update in
-// `chunks` products on all but `reserve` compute units (with look-ahead).
-// trsm: the chain on the diagonal block only (cholesky_tuning::panel_trsm).
+// One Cholesky configuration: GEMM kernel, panel width (outer block), the
+// leaf's rows (CHOLESKY_BLOCK) and work items per row (LEAF_T), small-tile
+// GEMMs below this percentage of the compute units in large tiles
+// (gemm_tuning::small_below_pct), compute units left to the panel by the
+// trailing update (cholesky_tuning::trailing_reserve) and kernel 2's
+// narrow tiles up to `narrow` columns with tile height narrow_tm.
 struct chol_cfg {
-  int kernel, outer, partition, leaf, small, panel, lk = 1, lt = 8, la = 0, rec = 0, chunks = 1,
-      reserve = 0, trsm = 0, narrow = 0, narrow_tm = 128, lsr = 256;
-  double share = 0;  // cholesky_tuning::panel_share
+  int kernel, outer, leaf, lt, small, reserve, narrow, narrow_tm;
 };
 
 // The tile height of kernel 2's narrow variant (TM 128: 8 rows per work
@@ -118,48 +111,26 @@ void set_narrow_tm(int tm) {
   }
 }
 
-void set_leaf_block(int b) {
-  cl_ops::kernels::cholesky_block.set_option("CHOLESKY_BLOCK", b);
-  cl_ops::kernels::cholesky_block_inv.set_option("CHOLESKY_BLOCK", b);
-  cl_ops::kernels::cholesky_leaf.set_option("CHOLESKY_BLOCK", b);
-}
-
 void set_chol(const chol_cfg& c) {
   la::gemm_settings().kernel = c.kernel;
   la::gemm_settings().small_below_pct = c.small;
   la::cholesky_settings().outer_block = c.outer;
   la::cholesky_settings().outer_block_large = c.outer;  // the sweeps set one block per n
-  la::cholesky_settings().panel_share = c.share;
-  if (c.outer == 0) la::cholesky_settings().partition = c.partition;
-  else la::cholesky_settings().inner_partition = c.partition;
-  set_leaf_block(c.leaf);
-  la::cholesky_settings().panel = c.panel;
-  la::cholesky_settings().leaf = c.lk;
-  la::cholesky_settings().lookahead = c.la;
-  la::cholesky_settings().panel_recursive = c.rec;
-  la::cholesky_settings().trailing_chunks = c.chunks;
+  cl_ops::kernels::cholesky_leaf.set_option("CHOLESKY_BLOCK", c.leaf);
+  cl_ops::kernels::cholesky_leaf.set_option("LEAF_T", c.lt);
   la::cholesky_settings().trailing_reserve = c.reserve;
-  la::cholesky_settings().panel_trsm = c.trsm;
-  la::cholesky_settings().leaf_solve_rows = c.lsr;
   la::gemm_settings().narrow_cols = c.narrow;
   set_narrow_tm(c.narrow_tm);
-  cl_ops::kernels::cholesky_leaf.set_option("LEAF_T", c.lt);
 }
 
 chol_cfg get_chol() {
   const auto& s = la::cholesky_settings();
   return {la::gemm_settings().kernel, s.outer_block,
-          s.outer_block == 0 ? s.partition : s.inner_partition,
-          cl_ops::kernels::cholesky_block.option("CHOLESKY_BLOCK"),
-          la::gemm_settings().small_below_pct, s.panel, s.leaf,
-          cl_ops::kernels::cholesky_leaf.option("LEAF_T"), s.lookahead, s.panel_recursive,
-          s.trailing_chunks, s.trailing_reserve, s.panel_trsm, la::gemm_settings().narrow_cols,
-          cl_ops::kernels::gemm_db_narrow_nn.option("TM"), s.leaf_solve_rows, s.panel_share};
+          cl_ops::kernels::cholesky_leaf.option("CHOLESKY_BLOCK"),
+          cl_ops::kernels::cholesky_leaf.option("LEAF_T"), la::gemm_settings().small_below_pct,
+          s.trailing_reserve, la::gemm_settings().narrow_cols,
+          cl_ops::kernels::gemm_db_narrow_nn.option("TM")};
 }
-
-// The first device path as measured on the H200 (RESULTS.md): kernel 1
-// with its best tiles, recursion with partition 8 and leaf 64.
-chol_cfg old_chol = {1, 0, 8, 64, 0, 0};
 
 // Per-phase device time of one factorisation of `da` (after one warm-up),
 // from profiling events: launches, summed kernel time and the span from
@@ -283,167 +254,93 @@ inline void tune_gemm(int n, int reps) {
   std::printf("products use kernel %d\n\n", la::gemm_settings().kernel);
 }
 
-// The leaf kernel of a row: "3 / rows" for the fused leaf and solve.
-std::string leaf_label(const chol_cfg& c) {
-  return c.lk == 3 ? "3 / " + std::to_string(c.lsr) : std::to_string(c.lk);
-}
-
 // Time one Cholesky configuration at order n (verified by its residual;
 // nan if that fails) and print its row of the sweep table.
 double sweep_row(const chol_cfg& c, const matrix_cl& da, double amax, int reps) {
   set_chol(c);
   const int n = da.rows();
+  char cfg[160];
+  std::snprintf(cfg, sizeof cfg, "| %d | %d | %d | %d | %d | %d | %d x %d |", c.kernel, c.outer,
+                c.leaf, c.lt, c.small, c.reserve, c.narrow, c.narrow_tm);
   try {
     matrix_cl dl;
     const unsigned long long launches = launches_of([&] { dl = la::cholesky(da); });
     matrix_cl llt = la::multiply_transpose(dl);
     const double resid = max_abs(download(cl_ops::subtract(llt, da))) / amax;
     double ms = time_ms(reps, [&] { matrix_cl x = la::cholesky(da); finish(); });
-    std::printf("| %d | %d | %d | %d | %d | %d | %s | %d | %d | %d | %d | %d | %g | %d | %d x %d | %.2f | %.1f | %llu | %.1e |\n",
-                c.kernel, c.outer, c.panel, c.partition, c.leaf, c.small, leaf_label(c).c_str(), c.lt, c.la, c.rec,
-                c.chunks, c.reserve, c.share, c.trsm, c.narrow, c.narrow_tm, ms,
-                double(n) * n * n / 3 / ms / 1e6, launches, resid);
+    std::printf("%s %.2f | %.1f | %llu | %.1e |\n", cfg, ms, double(n) * n * n / 3 / ms / 1e6,
+                launches, resid);
     return resid < 1e-12 ? ms : NAN;
   } catch (const std::exception& e) {
-    std::printf("| %d | %d | %d | %d | %d | %d | %s | %d | %d | %d | %d | %d | %g | %d | %d x %d | failed: %s | | | |\n",
-                c.kernel, c.outer, c.panel, c.partition, c.leaf, c.small, leaf_label(c).c_str(), c.lt, c.la, c.rec,
-                c.chunks, c.reserve, c.share, c.trsm, c.narrow, c.narrow_tm, e.what());
+    std::printf("%s failed: %s | | | |\n", cfg, e.what());
     return NAN;
   }
 }
 
 const char* sweep_header =
-    "| GEMM kernel | outer block | panel | partition | CHOLESKY_BLOCK | small below % | "
-    "leaf kernel (3: / solve rows) | "
-    "LEAF_T | look-ahead | panel by halves | trailing chunks | units reserved | panel share | "
-    "diagonal chain | narrow cols x TM | ms | GFLOP/s | launches | residual |\n"
-    "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+    "| GEMM kernel | outer block | CHOLESKY_BLOCK | LEAF_T | small below % | units reserved | "
+    "narrow cols x TM | ms | GFLOP/s | launches | residual |\n"
+    "|---|---|---|---|---|---|---|---|---|---|---|\n";
 
-// Sweep the Cholesky paths at order n, greedily one knob group at a time,
-// each row verified by its residual: references (the first path, the panel
-// path as measured before: leaf 1, one queue, block by block); the leaf
-// kernel (CHOLESKY_BLOCK x LEAF_T); look-ahead x panel by halves x
-// trailing chunks; the outer block. Keep the fastest, print its phases and
-// the reference's. Then, at n_large (0: skip), the outer block alone, kept
-// as cholesky_tuning::outer_block_large. Then the gradient's block size.
+// Sweep the Cholesky settings at order n, greedily one knob group at a
+// time, each row verified by its residual: the leaf (CHOLESKY_BLOCK x
+// LEAF_T), the units reserved for the panel, the outer block, kernel 2's
+// narrow tiles. Keep the fastest and print its phases. Then, at n_large
+// (0: skip), the outer block alone, kept as
+// cholesky_tuning::outer_block_large. Then the gradient's block size.
 inline void tune_cholesky(int n, int n_large, int reps) {
   Eigen::MatrixXd a = toeplitz(n);
   matrix_cl da = upload(a);
   const double amax = max_abs(a);
-  const int kb = la::gemm_settings().kernel;
-  const chol_cfg panel_ref = {kb, 512, 2, 32, 100, 1, 1, 8, 0, 0, 1};
-  std::printf("Cholesky sweep, n = %d (outer block 0: the first path)\n\n", n);
+  std::printf("Cholesky sweep, n = %d\n\n", n);
   std::fputs(sweep_header, stdout);
-  double best = 1e300, best_old = 1e300;
-  chol_cfg best_cfg = old_chol;  // if every new configuration failed
+  double best = 1e300;
+  chol_cfg best_cfg = get_chol();
   auto run = [&](const chol_cfg& c) {
     const double ms = sweep_row(c, da, amax, reps);
     if (ms < best) { best = ms; best_cfg = c; }
-    if (c.kernel == 1 && c.outer == 0 && ms < best_old) { best_old = ms; old_chol = c; }
   };
-  run(old_chol);
-  run(panel_ref);
-  // Leaf kernels, with look-ahead and panels by halves.
-  chol_cfg base = {kb, 512, 2, 32, 100, 1, 1, 8, 1, 1, 1};
-  run(base);
+  const chol_cfg start = best_cfg;
+  run(start);
   for (auto leaf : {std::make_pair(32, 8), std::make_pair(32, 16), std::make_pair(32, 32),
                     std::make_pair(64, 8), std::make_pair(64, 16)}) {
-    chol_cfg c = base;
-    c.lk = 2;
+    chol_cfg c = start;
     c.leaf = leaf.first;
     c.lt = leaf.second;
-    run(c);
+    if (c.leaf != start.leaf || c.lt != start.lt) run(c);
   }
-  for (int lsr : {64, 256, 1024}) {  // leaf 3: leaf and solve in one launch
+  chol_cfg base = best_cfg;
+  for (int reserve : {0, 8, 24}) {
     chol_cfg c = base;
-    c.lk = 3;
-    c.leaf = 32;
-    c.lt = 32;
-    c.lsr = lsr;
-    run(c);
+    c.reserve = reserve;
+    if (reserve != base.reserve) run(c);
   }
   base = best_cfg;
-  for (int lak : {0, 1})
-    for (int rec : {0, 1})
-      for (int chunks : {1, 4})
-        for (int reserve : {0, 8, 24}) {
-          if (lak == 0 && (chunks > 1 || reserve > 0)) continue;
-          chol_cfg c = base;
-          c.la = lak;
-          c.rec = rec;
-          c.chunks = chunks;
-          c.reserve = reserve;
-          if (c.la != base.la || c.rec != base.rec || c.chunks != base.chunks ||
-              c.reserve != base.reserve)
-            run(c);
-        }
-  base = best_cfg;
-  for (int outer : {256, 384, 768, 1024}) {
+  for (int outer : {256, 384, 512, 768, 1024}) {
     chol_cfg c = base;
     c.outer = outer;
     if (outer != base.outer) run(c);
   }
-  // The chain on the diagonal block only (linalg/cholesky_trsm.hpp), with
-  // look-ahead and the kept leaf: outer block x units reserved (the chain
-  // is short, so fewer units may do), then panels by halves or not.
   base = best_cfg;
-  const chol_cfg best_panel = best_cfg;
-  chol_cfg best_trsm = base;
-  double best_trsm_ms = 1e300;
-  for (int outer : {256, 512, 768, 1024})
-    for (int reserve : {0, 4, 8, 16}) {
+  for (int narrow : {0, 32, 64})
+    for (int tm : {128, 64}) {
       chol_cfg c = base;
-      c.trsm = 1;
-      c.la = 1;
-      c.outer = outer;
-      c.reserve = reserve;
-      const double ms = sweep_row(c, da, amax, reps);
-      if (ms < best) { best = ms; best_cfg = c; }
-      if (ms < best_trsm_ms) { best_trsm_ms = ms; best_trsm = c; }
+      c.narrow = narrow;
+      c.narrow_tm = tm;
+      if (c.narrow != base.narrow || c.narrow_tm != base.narrow_tm) run(c);
     }
-  for (int chunks : {1, 4}) {
-    chol_cfg c = best_trsm;
-    c.rec = 1 - c.rec;
-    c.chunks = chunks;
-    run(c);
-  }
-  for (int lsr : {64, 256}) {  // the fused leaf on the diagonal chain
-    chol_cfg c = best_trsm;
-    c.lk = 3;
-    c.leaf = 32;
-    c.lt = 32;
-    c.lsr = lsr;
-    if (c.lk != best_trsm.lk || c.lsr != best_trsm.lsr) run(c);
-  }
-  // Kernel 2's narrow tiles (gemm_tuning::narrow_cols) for the products
-  // with few columns, on the best of each panel schedule.
-  for (const chol_cfg& b0 : {best_panel, best_trsm})
-    for (int narrow : {32, 64})
-      for (int tm : {128, 64}) {
-        chol_cfg c = b0;
-        c.narrow = narrow;
-        c.narrow_tm = tm;
-        run(c);
-      }
   set_chol(best_cfg);
-  std::printf("\nkept GEMM kernel %d, outer block %d, panel %d, partition %d, CHOLESKY_BLOCK %d, "
-              "small below %d%%, leaf kernel %d, LEAF_T %d, look-ahead %d, panel by halves %d, "
-              "trailing chunks %d, units reserved %d, diagonal chain %d, narrow cols %d, narrow TM %d "
-              "(first path: %.2f ms, kept: %.2f ms)\n\n",
-              best_cfg.kernel, best_cfg.outer, best_cfg.panel, best_cfg.partition, best_cfg.leaf,
-              best_cfg.small, best_cfg.lk, best_cfg.lt, best_cfg.la, best_cfg.rec, best_cfg.chunks,
-              best_cfg.reserve, best_cfg.trsm, best_cfg.narrow, best_cfg.narrow_tm, best_old, best);
-  set_chol(panel_ref);
-  profile_cholesky(da, "panel path before (leaf 1, one queue, outer 512)");
-  set_chol(best_cfg);
+  std::printf("\nkept GEMM kernel %d, outer block %d, CHOLESKY_BLOCK %d, LEAF_T %d, "
+              "small below %d%%, units reserved %d, narrow cols %d, narrow TM %d "
+              "(at start: see the first row; kept: %.2f ms)\n\n",
+              best_cfg.kernel, best_cfg.outer, best_cfg.leaf, best_cfg.lt, best_cfg.small,
+              best_cfg.reserve, best_cfg.narrow, best_cfg.narrow_tm, best);
   profile_cholesky(da, "kept");
   if (n_large > 0) {
     Eigen::MatrixXd al = toeplitz(n_large);
     matrix_cl dal = upload(al);
     const double almax = max_abs(al);
-    std::printf("Outer block at n = %d (the rest as kept; rows with the other diagonal chain "
-                "setting, with look-ahead and 8 units reserved, for comparison only)\n\n",
-                n_large);
+    std::printf("Outer block at n = %d (the rest as kept)\n\n", n_large);
     std::fputs(sweep_header, stdout);
     double best_l = 1e300;
     int kept_l = best_cfg.outer;
@@ -452,14 +349,6 @@ inline void tune_cholesky(int n, int n_large, int reps) {
       c.outer = outer;
       const double ms = sweep_row(c, dal, almax, std::min(reps, 3));
       if (ms < best_l) { best_l = ms; kept_l = outer; }
-    }
-    for (int outer : {512, 1024}) {
-      chol_cfg c = best_cfg;
-      c.trsm = 1 - c.trsm;
-      c.la = 1;
-      c.reserve = 8;
-      c.outer = outer;
-      sweep_row(c, dal, almax, std::min(reps, 3));
     }
     set_chol(best_cfg);
     la::cholesky_settings().outer_block_large = kept_l;
@@ -483,37 +372,29 @@ inline void tune_cholesky(int n, int n_large, int reps) {
 }
 
 // The trailing update's share of the device at order n (from the settings
-// as they are): outer block x units reserved x panel share
-// (cholesky_tuning::panel_share); keeps the fastest and prints its phases.
+// as they are): outer block x units reserved; keeps the fastest and prints
+// its phases.
 inline void tune_share(int n, int reps) {
   Eigen::MatrixXd a = toeplitz(n);
   matrix_cl da = upload(a);
   const double amax = max_abs(a);
-  const int large = n >= la::cholesky_settings().large_from;
   chol_cfg base = get_chol();
-  if (large) base.outer = la::cholesky_settings().outer_block_large;
+  if (n >= la::cholesky_settings().large_from) base.outer = la::cholesky_settings().outer_block_large;
   std::printf("Units reserved for the panel, n = %d\n\n", n);
   std::fputs(sweep_header, stdout);
   double best = 1e300;
   chol_cfg best_cfg = base;
-  // panel_share only at the smaller n: at 8192 it moved nothing beyond
-  // the noise (logs/history.md, H200 runs of 2026-11-24), and each row at 16384 costs seconds.
-  const std::vector<double> shares =
-      n >= la::cholesky_settings().large_from ? std::vector<double>{0.0}
-                                              : std::vector<double>{0.0, 1.0, 2.0};
   for (int outer : {512, 1024, 1536, 2048})
-    for (int reserve : {8, 16, 24, 32})
-      for (double share : shares) {
-        chol_cfg c = base;
-        c.outer = outer;
-        c.reserve = reserve;
-        c.share = share;
-        const double ms = sweep_row(c, da, amax, reps);
-        if (ms < best) { best = ms; best_cfg = c; }
-      }
+    for (int reserve : {8, 16, 24, 32}) {
+      chol_cfg c = base;
+      c.outer = outer;
+      c.reserve = reserve;
+      const double ms = sweep_row(c, da, amax, reps);
+      if (ms < best) { best = ms; best_cfg = c; }
+    }
   set_chol(best_cfg);
-  std::printf("\nkept outer block %d, units reserved %d, panel share %g (%.2f ms)\n\n",
-              best_cfg.outer, best_cfg.reserve, best_cfg.share, best);
+  std::printf("\nkept outer block %d, units reserved %d (%.2f ms)\n\n", best_cfg.outer,
+              best_cfg.reserve, best);
   profile_cholesky(da, "kept");
 }
 

@@ -34,28 +34,15 @@ test_that("gpu_chol on the device equals chol()", {
   }
 })
 
-# Every device path of linalg/cholesky*.hpp at small n, through the internal
-# hook .cpp_linalg_tuning() (sets fields of cholesky_tuning, returns the old
-# values): 64-row panels so that 257 rows take several steps and a ragged
-# last one.
+# The device schedule of linalg/cholesky_panel.hpp at small n, through the
+# internal hook .cpp_linalg_tuning() (sets fields of cholesky_tuning, returns
+# the old values): panels of 64 or 96 rows, so that 257 rows take several
+# look-ahead steps and a ragged last one, and one panel for the whole matrix.
 chol_paths <- list(
-  recursion = c(outer_block = 0L),
-  blocked = c(outer_block = 64L, panel = 0L),
-  panel_leaf1 = c(outer_block = 64L, lookahead = 0L, leaf = 1L, panel_recursive = 0L),
-  panel_halves = c(outer_block = 64L, lookahead = 0L, panel_trsm = 0L),
-  lookahead = c(outer_block = 64L, lookahead = 1L, panel_trsm = 0L, trailing_chunks = 3L),
-  trsm = c(outer_block = 64L, lookahead = 0L, panel_trsm = 1L),
-  trsm_lookahead = c(outer_block = 64L, lookahead = 1L, panel_trsm = 1L),
-  trsm_lookahead_blocks = c(outer_block = 96L, lookahead = 1L, panel_trsm = 1L,
-                            panel_recursive = 0L, trailing_chunks = 2L),
-  lookahead_narrow = c(outer_block = 64L, lookahead = 1L, panel_trsm = 0L,
-                       gemm_narrow_cols = 64L),
-  trsm_narrow = c(outer_block = 128L, lookahead = 1L, panel_trsm = 1L, gemm_narrow_cols = 32L),
-  leaf_solve = c(outer_block = 64L, lookahead = 0L, leaf = 3L, leaf_solve_rows = 64L,
-                 panel_recursive = 0L),
-  leaf_solve_lookahead = c(outer_block = 128L, lookahead = 1L, leaf = 3L,
-                           leaf_solve_rows = 128L),
-  leaf_solve_trsm = c(outer_block = 64L, lookahead = 1L, leaf = 3L, panel_trsm = 1L)
+  one_panel = c(outer_block = 1024L),
+  lookahead = c(outer_block = 64L),
+  lookahead_ragged = c(outer_block = 96L),
+  lookahead_narrow = c(outer_block = 64L, gemm_narrow_cols = 64L)
 )
 
 with_chol_path <- function(path, code) {
@@ -64,7 +51,7 @@ with_chol_path <- function(path, code) {
   force(code)
 }
 
-test_that("every device Cholesky path equals chol() and names the failing pivot", {
+test_that("the device Cholesky equals chol() and names the failing pivot at every panel width", {
   skip_if_no_device()
   for (p in names(chol_paths)) {
     with_chol_path(chol_paths[[p]], {

@@ -65,8 +65,8 @@ __kernel void check_symmetric(__global const double* A, int n, double tol,
 /**
  * W = the lower triangle of the n x n A (zeros above the diagonal), with
  * the checks of check_nan and check_symmetric on the way, in one pass over
- * A and without a read back of its own: flags[2] = 1 if an element of A is
- * NaN or infinite, flags[3] = 1 if A is not symmetric to relative
+ * A and without a read back of its own: flags[1] = 1 if an element of A is
+ * NaN or infinite, flags[2] = 1 if A is not symmetric to relative
  * tolerance tol (the Cholesky reads them with its pivot flag, flags[0]).
  * Tiles and launch as check_symmetric: the group of tile (bi, bj), bi >= bj,
  * reads the mirror tile through local memory, writes the lower tile and
@@ -98,8 +98,8 @@ __kernel void copy_lower_checked(__global const double* A, __global double* W, i
     const int row = bj * SYM_TILE + x, col = bi * SYM_TILE + c;
     if (row < n && col < n && row < col) W[(long)col * n + row] = 0.0;
   }
-  if (bad) flags[2] = 1;
-  if (asym) flags[3] = 1;
+  if (bad) flags[1] = 1;
+  if (asym) flags[2] = 1;
 }
 
 /**
