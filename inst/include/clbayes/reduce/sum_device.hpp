@@ -1,10 +1,8 @@
 #ifndef CLBAYES_REDUCE_SUM_DEVICE_HPP
 #define CLBAYES_REDUCE_SUM_DEVICE_HPP
 
-// The device path of gpu_sum() / gpu_mean(). By default a long input is
-// reduced by the one-launch stream kernel (reduce/sum_stream.hpp); the
-// legacy path (tuning::kernel, device_tuning.hpp) and short inputs use the
-// multi-level launch sequence of accurate-reduction.txt, Fig. 2, for any n:
+// The device path of gpu_sum() / gpu_mean(): the multi-level launch
+// sequence of accurate-reduction.txt, Fig. 2, for any n:
 //
 //   level 0    reduce_blocks: blocks of B elements, the last one zero-padded
 //              to B (a non-full block among full ones keeps the full depth);
@@ -25,7 +23,6 @@
 #include "device_tuning.hpp"
 #include "method.hpp"
 #include "read_root.hpp"
-#include "sum_stream.hpp"
 #include "../opencl/memory.hpp"
 
 #include <algorithm>
@@ -97,16 +94,10 @@ inline sum_result sum(const cl::Buffer& x, std::uint64_t n, bool x_double,
   };
 
   workspace& w = ws != nullptr ? *ws : default_workspace();
-  const kernel_kind kind =
-      tune.kernel == kernel_kind::automatic ? default_kernel(method) : tune.kernel;
-  stream_shape ss;
-  const bool stream = kind == kernel_kind::stream && choose_stream(tune, single, kahan, n, ss);
   // Ping-pong scratch: no level writes more partials than the first, which
-  // has blocks of at least min(B, P_MAX) unless it is the last level (or
-  // the stream kernel's `groups`).
+  // has blocks of at least min(B, P_MAX) unless it is the last level.
   const std::uint64_t min_block = static_cast<std::uint64_t>(std::min(shape.block, shape.p_max));
-  const std::size_t cap = stream ? static_cast<std::size_t>(ss.groups + 1)
-                                 : static_cast<std::size_t>((n + min_block - 1) / min_block + 1);
+  const std::size_t cap = static_cast<std::size_t>((n + min_block - 1) / min_block + 1);
   cl::Buffer* out_s = &w.get(0, cap * real_size);
   cl::Buffer* out_c = &w.get(1, kahan ? cap * real_size : real_size);
   cl::Buffer* other_s = &w.get(2, cap * real_size);
@@ -133,26 +124,7 @@ inline sum_result sum(const cl::Buffer& x, std::uint64_t n, bool x_double,
     std::swap(out_s, other_s);
     std::swap(out_c, other_c);
   };
-  if (stream) {
-    cl::Buffer& counter = w.get_zeroed(4, sizeof(cl_int));
-    cl::Buffer& result = w.get(5, 2 * real_size);
-    cl::Event ev = launch_stream(ss, x, n, x_double, code, single, *out_s, *out_c,
-                                 counter, result);
-    if (ss.fuse) {
-      if (first_read != nullptr) *first_read = ev;
-      // Submit the kernel now, so that it runs while the host enqueues the read.
-      try {
-        opencl::context::instance().queue().flush();
-      } catch (const cl::Error& e) {
-        throw opencl_error("submitting the reduction kernel", e.err());
-      }
-      const double root = read_root(result, result, real_size, kahan, single, tune, w);
-      return method == sum_method::div2 ? from_div2(root, ceil_log2(n), n) : from_sum(root, n);
-    }
-    advance(ev);
-    m = static_cast<std::uint64_t>(ss.groups);
-    D = ss.depth;
-  } else if (m > static_cast<std::uint64_t>(shape.block)) {
+  if (m > static_cast<std::uint64_t>(shape.block)) {
     opencl::kernel_cl<cl::Buffer, cl_long, cl::Buffer, cl::Buffer> blocks =
         opencl::kernels::reduce_blocks;
     configure(blocks, x_double ? 1 : 0);
@@ -182,7 +154,7 @@ inline sum_result sum(const cl::Buffer& x, std::uint64_t n, bool x_double,
   }
 
   // The root is in *in_s (and *in_c) after the last advance().
-  const double root = read_root(*in_s, *in_c, 0, kahan, single, tune, w);
+  const double root = read_root(*in_s, *in_c, kahan, single, w);
   return method == sum_method::div2 ? from_div2(root, D, n) : from_sum(root, n);
 }
 
