@@ -81,38 +81,38 @@ SEXP cpp_chol_grad_gpu(SEXP L, SEXP L_adj) {
       "L_adj", "gives a gradient with infinite values (overflow)")));
 }
 
-// Test hook (tests/testthat/test-chol.R): sets the named fields of
-// linalg::cholesky_tuning (outer_block, outer_block_large, large_from,
-// trailing_reserve) and of linalg::gemm_tuning (gemm_kernel,
-// gemm_small_below_pct, gemm_narrow_cols) and returns their previous
-// values, so that the tests reach every device path at small n and
-// restore the defaults afterwards.
-// [[Rcpp::export(.cpp_linalg_tuning)]]
-Rcpp::IntegerVector cpp_linalg_tuning(Rcpp::IntegerVector values) {
-  la::cholesky_tuning& s = la::cholesky_settings();
-  std::vector<std::pair<const char*, int*>> fields = {
-      {"outer_block", &s.outer_block},
-      {"outer_block_large", &s.outer_block_large},
-      {"large_from", &s.large_from},
-      {"trailing_reserve", &s.trailing_reserve}};
+// Test hook (tests/testthat/test-chol.R): the lower factor of x on the
+// device with the selected device's linalg_settings, modified by the named
+// values (outer_block, outer_block_large, large_from, leaf_rows,
+// leaf_threads, trailing_reserve, gemm_narrow_cols, gemm_small_below_pct),
+// so that the tests reach several panels of the schedule at small n.
+// [[Rcpp::export(.cpp_chol_tuned)]]
+Rcpp::NumericMatrix cpp_chol_tuned(Rcpp::NumericMatrix x, Rcpp::IntegerVector values) {
 #ifdef CLBAYES_OPENCL
-  la::gemm_tuning& g = la::gemm_settings();
-  fields.insert(fields.end(), {{"gemm_kernel", &g.kernel},
-                               {"gemm_small_below_pct", &g.small_below_pct},
-                               {"gemm_narrow_cols", &g.narrow_cols}});
-#endif
+  la::linalg_settings s = la::tuned_settings();
+  const std::vector<std::pair<const char*, int*>> fields = {
+      {"outer_block", &s.cholesky.outer_block},
+      {"outer_block_large", &s.cholesky.outer_block_large},
+      {"large_from", &s.cholesky.large_from},
+      {"leaf_rows", &s.cholesky.leaf_rows},
+      {"leaf_threads", &s.cholesky.leaf_threads},
+      {"trailing_reserve", &s.cholesky.trailing_reserve},
+      {"gemm_narrow_cols", &s.gemm.narrow_cols},
+      {"gemm_small_below_pct", &s.gemm.small_below_pct}};
   Rcpp::CharacterVector names =
       values.size() > 0 ? Rcpp::CharacterVector(values.names()) : Rcpp::CharacterVector();
-  Rcpp::IntegerVector old(values.size());
-  old.names() = names;
   for (R_xlen_t i = 0; i < values.size(); ++i) {
     const std::string name = Rcpp::as<std::string>(names[i]);
     int* field = nullptr;
     for (const auto& f : fields)
       if (name == f.first) field = f.second;
     if (field == nullptr) Rcpp::stop("unknown linear algebra setting `" + name + "`");
-    old[i] = *field;
     *field = values[i];
   }
-  return old;
+  return download(la::cholesky(upload(x), s));
+#else
+  (void)x;
+  (void)values;
+  glue::stop_no_opencl();
+#endif
 }

@@ -90,16 +90,18 @@ double rel(double v, long double ref) {
 const sum_method device_methods[] = {sum_method::kahan, sum_method::div2,
                                      sum_method::pairwise};
 
-device::tuning blocks(int block, int work_group = 0, int p_max = 0) {
-  device::tuning t;
+// The device's settings with this block (and work group and p_max, 0:
+// the device's).
+device::settings blocks(int block, int work_group = 0, int p_max = 0) {
+  device::settings t = device::tuned_settings();
   t.block = block;
-  t.work_group = work_group;
-  t.p_max = p_max;
+  if (work_group > 0) t.work_group = work_group;
+  if (p_max > 0) t.p_max = p_max;
   return t;
 }
 
 // Seconds of one whole gpu_sum call (median of `runs` after a warm-up).
-double call_seconds(const cl::Buffer& xd, std::size_t n, sum_method m, const device::tuning& tune,
+double call_seconds(const cl::Buffer& xd, std::size_t n, sum_method m, const device::settings& tune,
                     device::workspace& ws, int runs) {
   return median_seconds(
       [&] { sink = device::sum(xd, n, true, m, sum_precision::double_precision, tune, &ws).sum; },
@@ -110,7 +112,7 @@ double gbs(std::size_t n, double seconds) { return n * 8.0 / seconds / 1e9; }
 
 // GB/s of a sweep point, or 0 where the variant fails to build or launch
 // (a sweep goes on; the verification runs only the variants it names).
-double try_gbs(const cl::Buffer& xd, std::size_t n, sum_method m, const device::tuning& tune,
+double try_gbs(const cl::Buffer& xd, std::size_t n, sum_method m, const device::settings& tune,
                device::workspace& ws, int runs) {
   try {
     return gbs(n, call_seconds(xd, n, m, tune, ws, runs));
@@ -127,7 +129,7 @@ void latency_section(const cl::Buffer& xd, std::size_t hn, device::workspace& ws
   cl::Buffer& root = ws.get(0, 2 * sizeof(double));
   const double t_read =
       median_seconds([&] { sink = device::read_root(root, root, true, false, ws); }, runs);
-  const double t_small = call_seconds(xd, small, sum_method::div2, device::tuning(), ws, runs);
+  const double t_small = call_seconds(xd, small, sum_method::div2, device::tuned_settings(), ws, runs);
   std::printf("## Latency: microseconds per call (median of %d)\n\n"
               "| 16-byte read alone (pinned, clFinish) | div2, n = %zu |\n|---|---|\n"
               "| %.1f | %.1f |\n\n",
@@ -144,7 +146,7 @@ void repeated_defaults(const cl::Buffer& xd, std::size_t hn, device::workspace& 
     double g[5];
     std::printf("| %s |", method_name(m));
     for (double& v : g) {
-      v = gbs(hn, call_seconds(xd, hn, m, device::tuning(), ws, runs));
+      v = gbs(hn, call_seconds(xd, hn, m, device::tuned_settings(), ws, runs));
       std::printf(" %.0f |", v);
     }
     std::sort(g, g + 5);
@@ -188,7 +190,7 @@ int main(int argc, char** argv) {
     // The default settings, and small blocks (many levels, a padded last
     // block at each).
     const char* variant_names[] = {"default", "block 8, wg 2, p_max 4", "block 64, wg 1, p_max 8"};
-    const device::tuning variants[] = {device::tuning(), blocks(8, 2, 4), blocks(64, 1, 8)};
+    const device::settings variants[] = {device::tuned_settings(), blocks(8, 2, 4), blocks(64, 1, 8)};
     const int n_variants = sizeof(variants) / sizeof(variants[0]);
     double worst_double[sizeof(variants) / sizeof(variants[0])] = {0};
     double worst_cpu_kahan = 0;
@@ -243,14 +245,14 @@ int main(int argc, char** argv) {
                                          cpu_runs);
         sum_result r;
         const double t = median_seconds(
-            [&] { r = device::sum(single ? xf : xd, hn, !single, m, p, device::tuning(), &ws); },
+            [&] { r = device::sum(single ? xf : xd, hn, !single, m, p, device::tuned_settings(), &ws); },
             reps);
         char with_transfer[32] = "";
         if (!target) {  // the transfer dominates; time it once per method
           const double tt = median_seconds(
               [&] {
                 cl::Buffer b = device::upload(x.data(), hn, single);
-                r = device::sum(b, hn, !single, m, p, device::tuning(), &ws);
+                r = device::sum(b, hn, !single, m, p, device::tuned_settings(), &ws);
               },
               cpu_runs);
           std::snprintf(with_transfer, sizeof with_transfer, "%.2f", tt * 1e3);
@@ -287,7 +289,7 @@ int main(int argc, char** argv) {
                                          n > (std::size_t(1) << 24) ? 3 : 5);
         std::printf("| %zu |", n);
         for (int b : block_sizes) {
-          const device::tuning tune = blocks(b);
+          const device::settings tune = blocks(b);
           const double t = median_seconds(
               [&] { sink = device::sum(xd, n, true, m, sum_precision::double_precision, tune, &ws).sum; },
               reps);
@@ -313,7 +315,7 @@ int main(int argc, char** argv) {
             std::printf(" - |");
             continue;
           }
-          const device::tuning tune = blocks(b, w);
+          const device::settings tune = blocks(b, w);
           const double t = median_seconds(
               [&] { sink = device::sum(xd, hn, true, m, sum_precision::double_precision, tune, &ws).sum; },
               reps);
@@ -341,9 +343,9 @@ int main(int argc, char** argv) {
       for (std::size_t n = 8388480; n <= y.size(); n *= 2) {
         const sum_precision sp = sum_precision::single_precision;
         const double naive = cpu::sum(y.data(), n, sum_method::naive, sp).mean;
-        const double k = device::sum(yf, n, false, sum_method::kahan, sp, {}, &ws).mean;
-        const double d = device::sum(yf, n, false, sum_method::div2, sp, {}, &ws).mean;
-        const double pw = device::sum(yf, n, false, sum_method::pairwise, sp, {}, &ws).mean;
+        const double k = device::sum(yf, n, false, sum_method::kahan, sp, device::tuned_settings(), &ws).mean;
+        const double d = device::sum(yf, n, false, sum_method::div2, sp, device::tuned_settings(), &ws).mean;
+        const double pw = device::sum(yf, n, false, sum_method::pairwise, sp, device::tuned_settings(), &ws).mean;
         const double dbl = static_cast<double>(reference_sum(y.data(), n) / n);
         std::printf("| %s | %zu | %.6g | %.6g | %.6g | %.6g | %.6g |\n",
                     dist == 0 ? "U(0,1)" : "N(6,1)", n, naive, k, d, pw, dbl);

@@ -1,6 +1,8 @@
 // Helpers and tuning sweeps of bench_linalg.cpp (one translation unit:
-// included once, by that driver): timing, test matrices, the knobs of both
-// GEMM kernels and of the Cholesky paths, and the --tune sweeps.
+// included once, by that driver; bench_crossover and verify_gemm use the
+// helpers): timing, test matrices, and the --tune sweeps, which time
+// modified copies of the device's linalg_settings (linalg/settings.hpp)
+// and return the fastest.
 #ifndef CLBAYES_BENCH_LINALG_TUNE_HPP
 #define CLBAYES_BENCH_LINALG_TUNE_HPP
 
@@ -72,78 +74,90 @@ Eigen::MatrixXd download(const matrix_cl& m) {
 
 matrix_cl upload(const Eigen::MatrixXd& m) { return cl_ops::to_matrix_cl(m.data(), m.rows(), m.cols()); }
 
-// The GEMM objects of kernel 1 (kernels/gemm.hpp) or of kernel 2's
-// large-tile variant (kernels/gemm_db.hpp).
-void set_gemm(int kernel, const char* key, int v) {
-  namespace k = cl_ops::kernels;
-  if (kernel == 1)
-    for (auto* x : {&k::gemm_nn, &k::gemm_tn, &k::gemm_nt, &k::gemm_tt}) x->set_option(key, v);
-  else
-    for (auto* x : {&k::gemm_db_nn, &k::gemm_db_tn, &k::gemm_db_nt, &k::gemm_db_tt})
-      x->set_option(key, v);
+const char* kernel_name(la::gemm_kernel k) {
+  return k == la::gemm_kernel::tiled ? "tiled" : "double-buffered";
 }
 
-struct gemm_cfg { int kernel, tm, tn, tk, wm, wn; };
+la::gemm_kernel parse_kernel(const std::string& s) {
+  if (s == "tiled") return la::gemm_kernel::tiled;
+  if (s == "double-buffered") return la::gemm_kernel::double_buffered;
+  throw std::runtime_error("--gemm-kernel must be tiled or double-buffered, not " + s);
+}
 
-void set_gemm(const gemm_cfg& c) {
-  set_gemm(c.kernel, "TM", c.tm); set_gemm(c.kernel, "TN", c.tn); set_gemm(c.kernel, "TK", c.tk);
-  set_gemm(c.kernel, "WPTM", c.wm); set_gemm(c.kernel, "WPTN", c.wn);
+// One GEMM configuration: the kernel and its tiles (the large tiles of the
+// double-buffered kernel).
+struct gemm_cfg {
+  la::gemm_kernel kernel;
+  la::gemm_tiles tiles;
+};
+
+la::gemm_settings with(la::gemm_settings s, const gemm_cfg& c) {
+  s.kernel = c.kernel;
+  (c.kernel == la::gemm_kernel::tiled ? s.tiled : s.large) = c.tiles;
+  return s;
 }
 
 // One Cholesky configuration: GEMM kernel, panel width (outer block), the
 // leaf's rows (CHOLESKY_BLOCK) and work items per row (LEAF_T), small-tile
 // GEMMs below this percentage of the compute units in large tiles
-// (gemm_tuning::small_below_pct), compute units left to the panel by the
-// trailing update (cholesky_tuning::trailing_reserve) and kernel 2's
-// narrow tiles up to `narrow` columns with tile height narrow_tm.
+// (gemm_settings::small_below_pct), compute units left to the panel by the
+// trailing update (cholesky_settings::trailing_reserve) and the narrow
+// tiles up to `narrow` columns with tile height narrow_tm.
 struct chol_cfg {
-  int kernel, outer, leaf, lt, small, reserve, narrow, narrow_tm;
+  la::gemm_kernel kernel;
+  int outer, leaf, lt, small, reserve, narrow, narrow_tm;
 };
 
-// The tile height of kernel 2's narrow variant (TM 128: 8 rows per work
-// item, 64: 4), with TN 32 and TK 16.
-void set_narrow_tm(int tm) {
-  namespace k = cl_ops::kernels;
-  for (auto* x : {&k::gemm_db_narrow_nn, &k::gemm_db_narrow_tn, &k::gemm_db_narrow_nt,
-                  &k::gemm_db_narrow_tt}) {
-    x->set_option("TM", tm);
-    x->set_option("WPTM", tm / 16);
-  }
+// The settings s with the configuration c (one outer block for every n).
+la::linalg_settings with(la::linalg_settings s, const chol_cfg& c) {
+  s.gemm.kernel = c.kernel;
+  s.gemm.small_below_pct = c.small;
+  s.gemm.narrow_cols = c.narrow;
+  s.gemm.narrow.tm = c.narrow_tm;
+  s.gemm.narrow.wptm = c.narrow_tm / 16;  // 4 rows per work item at 64
+  s.cholesky.outer_block = c.outer;
+  s.cholesky.outer_block_large = c.outer;
+  s.cholesky.leaf_rows = c.leaf;
+  s.cholesky.leaf_threads = c.lt;
+  s.cholesky.trailing_reserve = c.reserve;
+  return s;
 }
 
-void set_chol(const chol_cfg& c) {
-  la::gemm_settings().kernel = c.kernel;
-  la::gemm_settings().small_below_pct = c.small;
-  la::cholesky_settings().outer_block = c.outer;
-  la::cholesky_settings().outer_block_large = c.outer;  // the sweeps set one block per n
-  cl_ops::kernels::cholesky_leaf.set_option("CHOLESKY_BLOCK", c.leaf);
-  cl_ops::kernels::cholesky_leaf.set_option("LEAF_T", c.lt);
-  la::cholesky_settings().trailing_reserve = c.reserve;
-  la::gemm_settings().narrow_cols = c.narrow;
-  set_narrow_tm(c.narrow_tm);
+chol_cfg chol_of(const la::linalg_settings& s) {
+  return {s.gemm.kernel, s.cholesky.outer_block, s.cholesky.leaf_rows, s.cholesky.leaf_threads,
+          s.gemm.small_below_pct, s.cholesky.trailing_reserve, s.gemm.narrow_cols,
+          s.gemm.narrow.tm};
 }
 
-chol_cfg get_chol() {
-  const auto& s = la::cholesky_settings();
-  return {la::gemm_settings().kernel, s.outer_block,
-          cl_ops::kernels::cholesky_leaf.option("CHOLESKY_BLOCK"),
-          cl_ops::kernels::cholesky_leaf.option("LEAF_T"), la::gemm_settings().small_below_pct,
-          s.trailing_reserve, la::gemm_settings().narrow_cols,
-          cl_ops::kernels::gemm_db_narrow_nn.option("TM")};
+// The settings as the command line of bench_linalg that sets them.
+std::string flags_of(const la::linalg_settings& s) {
+  const la::gemm_tiles& t = s.gemm.large;
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "--gemm-kernel %s --large-tiles %d,%d,%d,%d,%d --small-below %d --narrow-cols %d "
+                "--narrow-tm %d --mma %d --outer-block %d --outer-block-large %d --large-from %d "
+                "--chol-block %d --leaf-t %d --trailing-reserve %d --grad-block %d --diag-block %d",
+                kernel_name(s.gemm.kernel), t.tm, t.tn, t.tk, t.wptm, t.wptn,
+                s.gemm.small_below_pct, s.gemm.narrow_cols, s.gemm.narrow.tm,
+                s.gemm.tensor_cores ? 1 : 0, s.cholesky.outer_block,
+                s.cholesky.outer_block_large, s.cholesky.large_from, s.cholesky.leaf_rows,
+                s.cholesky.leaf_threads, s.cholesky.trailing_reserve, s.cholesky.grad_block,
+                s.diag_block);
+  return buf;
 }
 
 // Per-phase device time of one factorisation of `da` (after one warm-up),
 // from profiling events: launches, summed kernel time and the span from
 // the first start to the last end of each phase, and the whole span. With
 // look-ahead the phases overlap, so the sums can exceed the span.
-void profile_cholesky(const matrix_cl& da, const char* label) {
+void profile_cholesky(const matrix_cl& da, const char* label, const la::linalg_settings& s) {
   cl_ops::context& ctx = cl_ops::context::instance();
-  { matrix_cl x = la::cholesky(da); finish(); }
+  { matrix_cl x = la::cholesky(da, s); finish(); }
   ctx.set_profiling(true);
   std::vector<cl_ops::launch_record> rec;
   cl_ops::profile_sink() = &rec;
   const double t0 = now_ms();
-  { matrix_cl x = la::cholesky(da); finish(); ctx.side_queue().finish(); }
+  { matrix_cl x = la::cholesky(da, s); finish(); ctx.side_queue().finish(); }
   const double wall = now_ms() - t0;
   cl_ops::profile_sink() = nullptr;
   struct acc { unsigned long long count = 0; double busy = 0, first = 1e300, last = 0; };
@@ -194,80 +208,88 @@ double gemm_sample_error(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b, con
 }
 
 // Sweep tiles of both GEMM kernels at order n; keep the best of each and
-// make the faster kernel the one every product uses.
-inline void tune_gemm(int n, int reps) {
-  // Kernel 2 with 8 x 8 per work item in smaller groups (128 or 64 work
-  // items: two or more groups per compute unit, whose barriers do not
-  // stall each other), and TK 12 / 16 where the two buffers fit 48 KB.
+// make the faster kernel the one every product uses (in s.gemm).
+inline void tune_gemm(int n, int reps, la::linalg_settings& s) {
+  // The double-buffered kernel with 8 x 8 per work item in smaller groups
+  // (128 or 64 work items: two or more groups per compute unit, whose
+  // barriers do not stall each other), and TK 12 / 16 where the two
+  // buffers fit 48 KB.
+  using K = la::gemm_kernel;
+  const K tiled = K::tiled, db = K::double_buffered;
   const std::vector<gemm_cfg> cfgs = {
-      {1, 128, 128, 16, 8, 8}, {1, 64, 64, 16, 4, 4},
-      {2, 128, 128, 8, 8, 8},  {2, 128, 128, 4, 8, 8}, {2, 64, 128, 8, 4, 8},
-      {2, 128, 128, 8, 8, 4},  {2, 64, 64, 16, 4, 4},
-      {2, 64, 128, 8, 8, 8},   {2, 128, 64, 8, 8, 8},  {2, 64, 128, 12, 8, 8},
-      {2, 128, 64, 12, 8, 8},  {2, 64, 64, 8, 8, 8},   {2, 64, 64, 16, 8, 8},
-      {2, 128, 128, 6, 8, 8}};
+      {tiled, {128, 128, 16, 8, 8}}, {tiled, {64, 64, 16, 4, 4}},
+      {db, {128, 128, 8, 8, 8}},  {db, {128, 128, 4, 8, 8}}, {db, {64, 128, 8, 4, 8}},
+      {db, {128, 128, 8, 8, 4}},  {db, {64, 64, 16, 4, 4}},
+      {db, {64, 128, 8, 8, 8}},   {db, {128, 64, 8, 8, 8}},  {db, {64, 128, 12, 8, 8}},
+      {db, {128, 64, 12, 8, 8}},  {db, {64, 64, 8, 8, 8}},   {db, {64, 64, 16, 8, 8}},
+      {db, {128, 128, 6, 8, 8}}};
   std::mt19937 rng(1);
   std::normal_distribution<double> nd;
   Eigen::MatrixXd a(n, n), b(n, n);
   for (int i = 0; i < a.size(); ++i) { a.data()[i] = nd(rng); b.data()[i] = nd(rng); }
-  matrix_cl da = upload(a), db = upload(b);
+  matrix_cl da = upload(a), db_ = upload(b);
   const std::size_t max_wg = cl_ops::context::instance().info().max_work_group_size;
-  std::printf("GEMM tile sweep, n = %d (kernel 1: kernels/gemm.hpp, 2: kernels/gemm_db.hpp)\n\n"
+  std::printf("GEMM tile sweep, n = %d (tiled: kernels/gemm.hpp, double-buffered: "
+              "kernels/gemm_db.hpp)\n\n"
               "The first timing is multiply() (C allocated by each call), the second the "
-              "product into an existing C. mma: kernel 2 on the FP64 tensor cores.\n\n"
+              "product into an existing C. mma: on the FP64 tensor cores.\n\n"
               "| kernel | TM | TN | TK | WPTM | WPTN | mma | ms | GFLOP/s | ms, into C | "
               "GFLOP/s, into C | max rel err |\n"
               "|---|---|---|---|---|---|---|---|---|---|---|---|\n", n);
-  double best[3] = {1e300, 1e300, 1e300};
-  gemm_cfg best_cfg[3] = {cfgs[0], cfgs[0], cfgs[2]};
+  double best[2] = {1e300, 1e300};
+  gemm_cfg best_cfg[2] = {{tiled, s.gemm.tiled}, {db, s.gemm.large}};
   for (const gemm_cfg& c : cfgs) {
-    if (std::size_t(c.tm / c.wm) * (c.tn / c.wn) > max_wg) continue;
-    set_gemm(c);
-    la::gemm_settings().kernel = c.kernel;
+    const la::gemm_tiles& t = c.tiles;
+    if (std::size_t(t.tm / t.wptm) * (t.tn / t.wptn) > max_wg) continue;
+    const la::gemm_settings g = with(s.gemm, c);
+    const int k = static_cast<int>(c.kernel);
     try {
-      matrix_cl dc = la::multiply(da, db);
+      matrix_cl dc = la::multiply(da, db_, 0, g);
       const double err = gemm_sample_error(a, b, dc);
-      const double ms = time_ms(reps, [&] { matrix_cl x = la::multiply(da, db); finish(); });
+      const double ms = time_ms(reps, [&] { matrix_cl x = la::multiply(da, db_, 0, g); finish(); });
       // The kernel alone: into the C allocated above.
       const double ms_c = time_ms(reps, [&] {
-        la::gemm(dc, 0, 0, 0, la::gemm_block{&da}, la::gemm_block{&db}, n, n, n);
+        la::gemm(dc, 0, 0, 0, la::gemm_block{&da}, la::gemm_block{&db_}, n, n, n,
+                 la::gemm_options(g));
         finish();
       });
-      const int mma = c.kernel == 2 && cl_ops::kernels::gemm_db_nn.option("MMA");
-      std::printf("| %d | %d | %d | %d | %d | %d | %d | %.2f | %.2f | %.2f | %.2f | %.1e |\n",
-                  c.kernel, c.tm, c.tn, c.tk, c.wm, c.wn, mma, ms,
+      const int mma = la::internal::choose_kernel(false, false, n, n, 1, false, g).mma;
+      std::printf("| %s | %d | %d | %d | %d | %d | %d | %.2f | %.2f | %.2f | %.2f | %.1e |\n",
+                  kernel_name(c.kernel), t.tm, t.tn, t.tk, t.wptm, t.wptn, mma, ms,
                   2.0 * n * double(n) * n / ms / 1e6, ms_c, 2.0 * n * double(n) * n / ms_c / 1e6,
                   err);
-      if (err < 1e-10 && ms < best[c.kernel]) { best[c.kernel] = ms; best_cfg[c.kernel] = c; }
+      if (err < 1e-10 && ms < best[k]) { best[k] = ms; best_cfg[k] = c; }
     } catch (const std::exception& e) {
-      std::printf("| %d | %d | %d | %d | %d | %d | | failed: %s | | | | |\n", c.kernel, c.tm,
-                  c.tn, c.tk, c.wm, c.wn, e.what());
+      std::printf("| %s | %d | %d | %d | %d | %d | | failed: %s | | | | |\n",
+                  kernel_name(c.kernel), t.tm, t.tn, t.tk, t.wptm, t.wptn, e.what());
     }
   }
-  for (int k = 1; k <= 2; ++k) {
-    set_gemm(best_cfg[k]);
-    std::printf("%skernel %d: kept TM=%d TN=%d TK=%d WPTM=%d WPTN=%d (%.2f ms)\n", k == 1 ? "\n" : "",
-                k, best_cfg[k].tm, best_cfg[k].tn, best_cfg[k].tk, best_cfg[k].wm, best_cfg[k].wn,
-                best[k]);
+  for (int k = 0; k < 2; ++k) {
+    const la::gemm_tiles& t = best_cfg[k].tiles;
+    s.gemm = with(s.gemm, best_cfg[k]);
+    std::printf("%s%s: kept TM=%d TN=%d TK=%d WPTM=%d WPTN=%d (%.2f ms)\n", k == 0 ? "\n" : "",
+                kernel_name(best_cfg[k].kernel), t.tm, t.tn, t.tk, t.wptm, t.wptn, best[k]);
   }
-  la::gemm_settings().kernel = best[2] <= best[1] ? 2 : 1;
-  std::printf("products use kernel %d\n\n", la::gemm_settings().kernel);
+  s.gemm.kernel = best[1] <= best[0] ? db : tiled;
+  std::printf("products use the %s kernel\n\n", kernel_name(s.gemm.kernel));
 }
 
 // Time one Cholesky configuration at order n (verified by its residual;
 // nan if that fails) and print its row of the sweep table.
-double sweep_row(const chol_cfg& c, const matrix_cl& da, double amax, int reps) {
-  set_chol(c);
+double sweep_row(const chol_cfg& c, const la::linalg_settings& base, const matrix_cl& da,
+                 double amax, int reps) {
+  const la::linalg_settings s = with(base, c);
   const int n = da.rows();
-  char cfg[160];
-  std::snprintf(cfg, sizeof cfg, "| %d | %d | %d | %d | %d | %d | %d x %d |", c.kernel, c.outer,
-                c.leaf, c.lt, c.small, c.reserve, c.narrow, c.narrow_tm);
+  char cfg[200];
+  std::snprintf(cfg, sizeof cfg, "| %s | %d | %d | %d | %d | %d | %d x %d |",
+                kernel_name(c.kernel), c.outer, c.leaf, c.lt, c.small, c.reserve, c.narrow,
+                c.narrow_tm);
   try {
     matrix_cl dl;
-    const unsigned long long launches = launches_of([&] { dl = la::cholesky(da); });
-    matrix_cl llt = la::multiply_transpose(dl);
+    const unsigned long long launches = launches_of([&] { dl = la::cholesky(da, s); });
+    matrix_cl llt = la::multiply_transpose(dl, s.gemm);
     const double resid = max_abs(download(cl_ops::subtract(llt, da))) / amax;
-    double ms = time_ms(reps, [&] { matrix_cl x = la::cholesky(da); finish(); });
+    double ms = time_ms(reps, [&] { matrix_cl x = la::cholesky(da, s); finish(); });
     std::printf("%s %.2f | %.1f | %llu | %.1e |\n", cfg, ms, double(n) * n * n / 3 / ms / 1e6,
                 launches, resid);
     return resid < 1e-12 ? ms : NAN;
@@ -284,23 +306,23 @@ const char* sweep_header =
 
 // Sweep the Cholesky settings at order n, greedily one knob group at a
 // time, each row verified by its residual: the leaf (CHOLESKY_BLOCK x
-// LEAF_T), the units reserved for the panel, the outer block, kernel 2's
-// narrow tiles. Keep the fastest and print its phases. Then, at n_large
-// (0: skip), the outer block alone, kept as
-// cholesky_tuning::outer_block_large. Then the gradient's block size.
-inline void tune_cholesky(int n, int n_large, int reps) {
+// LEAF_T), the units reserved for the panel, the outer block, the narrow
+// tiles. Keep the fastest in s and print its phases. Then, at n_large (0:
+// skip), the outer block alone, kept as cholesky_settings::outer_block_large.
+// Then the gradient's block size.
+inline void tune_cholesky(int n, int n_large, int reps, la::linalg_settings& s) {
   Eigen::MatrixXd a = toeplitz(n);
   matrix_cl da = upload(a);
   const double amax = max_abs(a);
-  std::printf("Cholesky sweep, n = %d\n\n", n);
+  std::printf("Cholesky sweep, n = %d (first row: the settings at start)\n\n", n);
   std::fputs(sweep_header, stdout);
   double best = 1e300;
-  chol_cfg best_cfg = get_chol();
+  const chol_cfg start = chol_of(s);
+  chol_cfg best_cfg = start;
   auto run = [&](const chol_cfg& c) {
-    const double ms = sweep_row(c, da, amax, reps);
+    const double ms = sweep_row(c, s, da, amax, reps);
     if (ms < best) { best = ms; best_cfg = c; }
   };
-  const chol_cfg start = best_cfg;
   run(start);
   for (auto leaf : {std::make_pair(32, 8), std::make_pair(32, 16), std::make_pair(32, 32),
                     std::make_pair(64, 8), std::make_pair(64, 16)}) {
@@ -329,13 +351,15 @@ inline void tune_cholesky(int n, int n_large, int reps) {
       c.narrow_tm = tm;
       if (c.narrow != base.narrow || c.narrow_tm != base.narrow_tm) run(c);
     }
-  set_chol(best_cfg);
-  std::printf("\nkept GEMM kernel %d, outer block %d, CHOLESKY_BLOCK %d, LEAF_T %d, "
-              "small below %d%%, units reserved %d, narrow cols %d, narrow TM %d "
-              "(at start: see the first row; kept: %.2f ms)\n\n",
-              best_cfg.kernel, best_cfg.outer, best_cfg.leaf, best_cfg.lt, best_cfg.small,
-              best_cfg.reserve, best_cfg.narrow, best_cfg.narrow_tm, best);
-  profile_cholesky(da, "kept");
+  const int large = s.cholesky.outer_block_large, large_from = s.cholesky.large_from;
+  s = with(s, best_cfg);
+  s.cholesky.outer_block_large = large;
+  s.cholesky.large_from = large_from;
+  std::printf("\nkept %s kernel, outer block %d, CHOLESKY_BLOCK %d, LEAF_T %d, small below %d%%, "
+              "units reserved %d, narrow cols %d, narrow TM %d (%.2f ms)\n\n",
+              kernel_name(best_cfg.kernel), best_cfg.outer, best_cfg.leaf, best_cfg.lt,
+              best_cfg.small, best_cfg.reserve, best_cfg.narrow, best_cfg.narrow_tm, best);
+  profile_cholesky(da, "kept", s);
   if (n_large > 0) {
     Eigen::MatrixXd al = toeplitz(n_large);
     matrix_cl dal = upload(al);
@@ -347,39 +371,40 @@ inline void tune_cholesky(int n, int n_large, int reps) {
     for (int outer : {1024, 1536, 2048, 2560, 3072}) {
       chol_cfg c = best_cfg;
       c.outer = outer;
-      const double ms = sweep_row(c, dal, almax, std::min(reps, 3));
+      const double ms = sweep_row(c, s, dal, almax, std::min(reps, 3));
       if (ms < best_l) { best_l = ms; kept_l = outer; }
     }
-    set_chol(best_cfg);
-    la::cholesky_settings().outer_block_large = kept_l;
-    la::cholesky_settings().large_from = (n + n_large) / 2;
-    std::printf("\nkept outer block %d from n = %d\n\n", kept_l, la::cholesky_settings().large_from);
-    profile_cholesky(dal, "kept");
+    s.cholesky.outer_block_large = kept_l;
+    s.cholesky.large_from = (n + n_large) / 2;
+    std::printf("\nkept outer block %d from n = %d\n\n", kept_l, s.cholesky.large_from);
+    profile_cholesky(dal, "kept", s);
   }
-  matrix_cl dl = la::cholesky(da);
-  matrix_cl dadj = la::multiply(dl, dl);  // any lower-triangular adjoint
+  matrix_cl dl = la::cholesky(da, s);
+  matrix_cl dadj = la::multiply(dl, dl, 0, s.gemm);  // any lower-triangular adjoint
   std::printf("| grad block | ms |\n|---|---|\n");
   best = 1e300;
-  int best_g = 128;
+  int best_g = s.cholesky.grad_block;
   for (int g : {128, 256, 512, 1024}) {
-    la::cholesky_grad_block_size() = g;
-    const double ms = time_ms(reps, [&] { matrix_cl x = la::cholesky_grad(dl, dadj); finish(); });
+    la::linalg_settings sg = s;
+    sg.cholesky.grad_block = g;
+    const double ms = time_ms(reps, [&] { matrix_cl x = la::cholesky_grad(dl, dadj, sg); finish(); });
     std::printf("| %d | %.2f |\n", g, ms);
     if (ms < best) { best = ms; best_g = g; }
   }
-  la::cholesky_grad_block_size() = best_g;
+  s.cholesky.grad_block = best_g;
   std::printf("\nkept grad block %d\n\n", best_g);
 }
 
 // The trailing update's share of the device at order n (from the settings
-// as they are): outer block x units reserved; keeps the fastest and prints
-// its phases.
-inline void tune_share(int n, int reps) {
+// s): outer block x units reserved; keeps the fastest in s and prints its
+// phases.
+inline void tune_share(int n, int reps, la::linalg_settings& s) {
   Eigen::MatrixXd a = toeplitz(n);
   matrix_cl da = upload(a);
   const double amax = max_abs(a);
-  chol_cfg base = get_chol();
-  if (n >= la::cholesky_settings().large_from) base.outer = la::cholesky_settings().outer_block_large;
+  const bool large = s.cholesky.outer_block_large > 0 && n >= s.cholesky.large_from;
+  chol_cfg base = chol_of(s);
+  if (large) base.outer = s.cholesky.outer_block_large;
   std::printf("Units reserved for the panel, n = %d\n\n", n);
   std::fputs(sweep_header, stdout);
   double best = 1e300;
@@ -389,13 +414,14 @@ inline void tune_share(int n, int reps) {
       chol_cfg c = base;
       c.outer = outer;
       c.reserve = reserve;
-      const double ms = sweep_row(c, da, amax, reps);
+      const double ms = sweep_row(c, s, da, amax, reps);
       if (ms < best) { best = ms; best_cfg = c; }
     }
-  set_chol(best_cfg);
+  s.cholesky.trailing_reserve = best_cfg.reserve;
+  (large ? s.cholesky.outer_block_large : s.cholesky.outer_block) = best_cfg.outer;
   std::printf("\nkept outer block %d, units reserved %d (%.2f ms)\n\n", best_cfg.outer,
               best_cfg.reserve, best);
-  profile_cholesky(da, "kept");
+  profile_cholesky(da, "kept", s);
 }
 
 }  // namespace

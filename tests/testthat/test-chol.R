@@ -35,40 +35,37 @@ test_that("gpu_chol on the device equals chol()", {
 })
 
 # The device schedule of linalg/cholesky_panel.hpp at small n, through the
-# internal hook .cpp_linalg_tuning() (sets fields of cholesky_tuning, returns
-# the old values): panels of 64 or 96 rows, so that 257 rows take several
-# look-ahead steps and a ragged last one, and one panel for the whole matrix.
-chol_paths <- list(
-  one_panel = c(outer_block = 1024L),
-  lookahead = c(outer_block = 64L),
-  lookahead_ragged = c(outer_block = 96L),
-  lookahead_narrow = c(outer_block = 64L, gemm_narrow_cols = 64L)
+# internal hook .cpp_chol_tuned(x, settings), which factors x with the
+# device's linalg_settings modified by the named values: panels of 64 or 96
+# rows, so that 257 rows take several look-ahead steps and a ragged last
+# one, leaves of 16 rows, narrow tiles up to 64 columns, and one panel for
+# the whole matrix.
+chol_settings <- list(
+  one_panel = c(outer_block = 1024L, outer_block_large = 0L),
+  lookahead = c(outer_block = 64L, outer_block_large = 0L),
+  lookahead_ragged = c(outer_block = 96L, outer_block_large = 0L),
+  large_from = c(outer_block = 1024L, outer_block_large = 64L, large_from = 200L),
+  leaf16 = c(outer_block = 64L, leaf_rows = 16L, leaf_threads = 8L),
+  narrow = c(outer_block = 64L, gemm_narrow_cols = 64L, gemm_small_below_pct = 0L)
 )
-
-with_chol_path <- function(path, code) {
-  old <- clbayes:::.cpp_linalg_tuning(c(path, outer_block_large = 0L))
-  on.exit(clbayes:::.cpp_linalg_tuning(old))
-  force(code)
-}
 
 test_that("the device Cholesky equals chol() and names the failing pivot at every panel width", {
   skip_if_no_device()
-  for (p in names(chol_paths)) {
-    with_chol_path(chol_paths[[p]], {
-      for (n in c(33, 100, 257)) {
-        a <- random_spd(n)
-        expect_lt(rel_err(gpu_chol(a, upper = TRUE, backend = "opencl"), chol(a)), 1e-10,
-                  label = paste(p, n))
-        a <- toeplitz_spd(n)
-        expect_lt(rel_err(gpu_chol(a, backend = "opencl"), t(chol(a))), 1e-10,
-                  label = paste(p, n, "Toeplitz"))
-      }
-      a <- random_spd(257)
-      a[200, 200] <- -1e4
-      expect_error(gpu_chol(a, backend = "opencl"), "order 200 ", label = p)
-    })
+  for (p in names(chol_settings)) {
+    for (n in c(33, 100, 257)) {
+      a <- random_spd(n)
+      expect_lt(rel_err(clbayes:::.cpp_chol_tuned(a, chol_settings[[p]]), t(chol(a))), 1e-10,
+                label = paste(p, n))
+      a <- toeplitz_spd(n)
+      expect_lt(rel_err(clbayes:::.cpp_chol_tuned(a, chol_settings[[p]]), t(chol(a))), 1e-10,
+                label = paste(p, n, "Toeplitz"))
+    }
+    a <- random_spd(257)
+    a[200, 200] <- -1e4
+    expect_error(clbayes:::.cpp_chol_tuned(a, chol_settings[[p]]), "order 200 ", label = p)
   }
-  expect_error(clbayes:::.cpp_linalg_tuning(c(no_such = 1L)), "unknown linear algebra setting")
+  expect_error(clbayes:::.cpp_chol_tuned(diag(2), c(no_such = 1L)),
+               "unknown linear algebra setting")
 })
 
 test_that("a gpu_matrix stays on the device with a triangular view", {

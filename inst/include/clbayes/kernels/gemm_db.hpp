@@ -1,14 +1,15 @@
 #ifndef CLBAYES_KERNELS_GEMM_DB_HPP
 #define CLBAYES_KERNELS_GEMM_DB_HPP
 
-// Second GEMM kernel, same arguments and semantics as kernels/gemm.hpp
+// The double-buffered GEMM kernel (linalg::gemm_kernel::double_buffered),
+// same arguments and semantics as the tiled one of kernels/gemm.hpp
 // (views, lower-only C, batches, split-k), built to keep the FP64 units of
 // a large GPU busy:
 //   - double-buffered local tiles: the next k-tile is read from global
 //     memory into registers while the current one is multiplied, then
 //     stored into the other local buffer, so there is one barrier per
 //     k-step and the global load latency hides behind TK * WPTM * WPTN FMAs
-//     (the first kernel waits for every load with the whole work group);
+//     (the tiled kernel waits for every load with the whole work group);
 //   - double2 local reads: a work item owns pairs of neighbouring rows and
 //     columns of C (rows 2 tx + {0, 1} + 2 RTSM q), so one 16-byte local
 //     load feeds two rows; half the local load instructions per FMA;
@@ -18,7 +19,7 @@
 //     views load without per-element bounds and view tests (H200, n =
 //     4096: this FMA path at 20.0 TFLOP/s, logs/history.md, H200 runs of
 //     2026-11-24).
-// The bookkeeping of op(), views and split-k is that of the first kernel
+// The bookkeeping of op(), views and split-k is that of the tiled kernel
 // (stan-opencl.txt, section 3.1). PERSISTENT = 1 loops each group over
 // tiles (launches with fewer groups than tiles). Knobs as there; WPTM and WPTN must be
 // even and the local tiles 2 x TK x (TM + TN + 4) doubles must fit the
@@ -358,8 +359,10 @@ void gemm_db(__global double* C, __global const double* A,
 }
 )";
 
-/** Defaults for a large GPU: 128 x 128 tiles, 8 x 8 per work item
- *  (256 work items), TK 8 so that the two buffers fit 48 KB. */
+/** Build options of the kernel objects below. The tiles and MMA here are
+ *  only the first build's: linalg::gemm sets them from its gemm_settings
+ *  (linalg/settings.hpp) before every launch. 128 x 128 tiles, 8 x 8 per
+ *  work item (256 work items), TK 8 so that the two buffers fit 48 KB. */
 inline std::map<std::string, int> gemm_db_options(int trans_a, int trans_b,
                                                   int persistent = 0) {
   return {{"TM", 128}, {"TN", 128}, {"TK", 8}, {"WPTM", 8}, {"WPTN", 8},

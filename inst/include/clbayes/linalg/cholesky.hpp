@@ -17,6 +17,7 @@
 #include "../opencl/transfer.hpp"
 #include "cholesky_panel.hpp"
 #include "gemm.hpp"
+#include "settings.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -27,29 +28,6 @@ namespace linalg {
 
 /** Relative tolerance of the symmetry checks. */
 constexpr double symmetry_tolerance = 1e-8;
-
-/** Tuning of the device schedule (linalg/cholesky_panel.hpp). */
-struct cholesky_tuning {
-  /** Columns per panel (a multiple of the leaf's rows): few steps, each
-   *  ending in one large lower-triangle update of the trailing matrix. */
-  int outer_block = 1024;  // H200 sweep at n = 8192 (logs/history.md, H200 runs of 2026-11-24)
-  /** outer_block for matrices of at least large_from rows (0: outer_block):
-   *  the larger the trailing products, the more a wide panel pays. */
-  int outer_block_large = 2048;  // H200 sweep at n = 16384 (logs/history.md, H200 runs of 2026-11-24)
-  int large_from = 12288;
-  /** > 0: the trailing updates run on at most (compute units -
-   *  trailing_reserve) work groups (large tiles, about one resident per
-   *  unit), so that the panel on the side queue finds free units instead
-   *  of waiting behind every tile of the update. Used only on devices with
-   *  more than 4 * trailing_reserve compute units (H200 sweeps with the
-   *  tensor-core GEMM, logs/history.md, H200 runs of 2026-11-24: 8 to 32
-   *  of 132 units within 0.5 ms of each other at n = 8192). */
-  int trailing_reserve = 8;
-};
-inline cholesky_tuning& cholesky_settings() {
-  static cholesky_tuning t;
-  return t;
-}
 
 namespace internal {
 
@@ -104,13 +82,14 @@ inline Eigen::MatrixXd cholesky(const Eigen::MatrixXd& a) {
 
 #ifdef CLBAYES_OPENCL
 
-/** L with a = L L^T on the device (lower view). Checks, all on the device:
+/** L with a = L L^T on the device (lower view), with the schedule's
+ *  settings `s` (by default the selected device's). Checks, all on the device:
  *  square, finite, symmetric to relative tolerance, positive definite (the
  *  error names the first pivot that is not positive). The finite and
  *  symmetry checks run in the kernel that copies a's lower triangle into
  *  the working matrix, and every flag comes back in one read at the end:
  *  no synchronisation before the factorisation starts. */
-inline matrix_cl cholesky(const matrix_cl& a) {
+inline matrix_cl cholesky(const matrix_cl& a, const linalg_settings& s = tuned_settings()) {
   a.check_device("x");
   if (a.rows() != a.cols())
     throw invalid_argument("x", "must be square (it is " + std::to_string(a.rows()) +
@@ -136,23 +115,25 @@ inline matrix_cl cholesky(const matrix_cl& a) {
                                         cl::NDRange(tile, rows), a, w, a.rows(),
                                         symmetry_tolerance, flag);
   }
-  const cholesky_tuning& s = cholesky_settings();
+  const cholesky_settings& cs = s.cholesky;
+  auto& leaf = opencl::kernels::cholesky_leaf;
+  leaf.set_option("CHOLESKY_BLOCK", cs.leaf_rows);
+  leaf.set_option("LEAF_T", cs.leaf_threads);
   const int max_wg = static_cast<int>(ctx.info().max_work_group_size);
-  const int ib = std::min(opencl::kernels::cholesky_leaf.option("CHOLESKY_BLOCK"),
-                          max_wg / opencl::kernels::cholesky_leaf.option("LEAF_T"));
-  const int outer =
-      s.outer_block_large > 0 && w.rows() >= s.large_from ? s.outer_block_large : s.outer_block;
+  const int ib = std::min(cs.leaf_rows, max_wg / cs.leaf_threads);
+  const int outer = cs.outer_block_large > 0 && w.rows() >= cs.large_from ? cs.outer_block_large
+                                                                          : cs.outer_block;
   const int nb = std::max(ib, outer / ib * ib);
   const int max_groups =
-      s.trailing_reserve > 0 && ctx.info().compute_units > 4 * s.trailing_reserve
-          ? ctx.info().compute_units - s.trailing_reserve
+      cs.trailing_reserve > 0 && ctx.info().compute_units > 4 * cs.trailing_reserve
+          ? ctx.info().compute_units - cs.trailing_reserve
           : 0;
   // Hundreds of short launches, ordered by the in-order queues and the
   // look-ahead's markers: no per-launch event bookkeeping (untracked_scope).
   internal::queue_wait(ctx.main_queue(), w.read_write_events());
   {
     opencl::untracked_scope untracked;
-    internal::cholesky_lookahead(w, nb, ib, flag, max_groups);
+    internal::cholesky_lookahead(w, nb, ib, flag, max_groups, s.gemm);
   }
   w.add_write_event(internal::queue_marker(ctx.main_queue()));
   opencl::zeros_in_place(w, matrix_view::upper);  // view becomes lower

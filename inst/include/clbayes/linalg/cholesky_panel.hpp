@@ -29,7 +29,8 @@ namespace clbayes {
 namespace linalg {
 namespace internal {
 
-// L_cc and L_cc^{-1} of the wc x wc block at (c, c) of w (kernels/cholesky_leaf.hpp).
+// L_cc and L_cc^{-1} of the wc x wc block at (c, c) of w
+// (kernels/cholesky_leaf.hpp, built by linalg::cholesky for its settings).
 inline void panel_leaf(matrix_cl& w, int c, int wc, matrix_cl& inv, const cl::Buffer& flag) {
   opencl::phase_scope ph("leaf");
   const int lt = opencl::kernels::cholesky_leaf.option("LEAF_T");
@@ -42,13 +43,13 @@ inline void panel_leaf(matrix_cl& w, int c, int wc, matrix_cl& inv, const cl::Bu
 // group then reads only its own rows of A_below, all before it writes
 // them. Otherwise through the scratch t and a copy.
 inline void panel_solve(matrix_cl& w, int c, int wc, int below, const matrix_cl& inv,
-                        matrix_cl& t) {
+                        matrix_cl& t, const gemm_settings& g) {
   opencl::phase_scope ph("panel solve");
   gemm_block inv_t{&inv, 0, 0, true, matrix_view::lower};
   gemm_block a{&w, c + wc, c};
-  gemm_options opt;
+  gemm_options opt(g);
   opt.splits = 1;
-  if (choose_kernel(false, true, below, wc, 1, false).option("TN") >= wc) {
+  if (choose_kernel(false, true, below, wc, 1, false, g).tiles.tn >= wc) {
     linalg::gemm(w, c + wc, c, 0, a, inv_t, below, wc, wc, opt);
     return;
   }
@@ -61,9 +62,9 @@ inline void panel_solve(matrix_cl& w, int c, int wc, int below, const matrix_cl&
 // product with inner dimension b (L is not written); max_groups > 0 caps
 // its work groups (gemm_options::max_groups).
 inline void lower_update(matrix_cl& w, int r0, int rows, int cols, int k, int b,
-                         const char* phase, int max_groups = 0) {
+                         const gemm_settings& g, const char* phase, int max_groups = 0) {
   opencl::phase_scope ph(phase);
-  gemm_options opt;
+  gemm_options opt(g);
   opt.alpha = -1.0;
   opt.beta = 1.0;
   opt.lower_only = true;
@@ -79,18 +80,18 @@ inline void lower_update(matrix_cl& w, int r0, int rows, int cols, int k, int b,
 // does far faster than many with inner dimension ib. t (at least
 // (n - k - 1) x ib) and inv (ib x ib) are scratch.
 inline void cholesky_panel(matrix_cl& w, int k, int b, int ib, matrix_cl& t, matrix_cl& inv,
-                           const cl::Buffer& flag) {
+                           const cl::Buffer& flag, const gemm_settings& g) {
   const int n = w.rows();
   if (b > ib) {
     const int h = std::max(ib, (b / 2) / ib * ib);
-    cholesky_panel(w, k, h, ib, t, inv, flag);
-    if (n - k - h > 0) lower_update(w, k + h, n - k - h, b - h, k, h, "panel update");
-    cholesky_panel(w, k + h, b - h, ib, t, inv, flag);
+    cholesky_panel(w, k, h, ib, t, inv, flag, g);
+    if (n - k - h > 0) lower_update(w, k + h, n - k - h, b - h, k, h, g, "panel update");
+    cholesky_panel(w, k + h, b - h, ib, t, inv, flag, g);
     return;
   }
   panel_leaf(w, k, b, inv, flag);
   const int below = n - k - b;
-  if (below > 0) panel_solve(w, k, b, below, inv, t);
+  if (below > 0) panel_solve(w, k, b, below, inv, t, g);
 }
 
 // Makes `q` wait for `events` (enqueued on any queue of the context).
@@ -129,13 +130,13 @@ inline cl::Event queue_marker(cl::CommandQueue& q) {
 // orders w's earlier work before the main queue's and records the main
 // queue's end on w. A matrix of one panel is factored on the main queue.
 inline void cholesky_lookahead(matrix_cl& w, int nb, int ib, const cl::Buffer& flag,
-                               int max_groups) {
+                               int max_groups, const gemm_settings& g) {
   opencl::context& ctx = opencl::context::instance();
   const int n = w.rows();
   matrix_cl t(std::max(1, n - 1), ib);
   matrix_cl inv(ib, ib);
   if (n <= nb) {
-    cholesky_panel(w, 0, n, ib, t, inv, flag);
+    cholesky_panel(w, 0, n, ib, t, inv, flag, g);
     return;
   }
   cl::CommandQueue& main_q = ctx.main_queue();
@@ -145,7 +146,7 @@ inline void cholesky_lookahead(matrix_cl& w, int nb, int ib, const cl::Buffer& f
   queue_wait(side_q, {queue_marker(main_q)});  // after w is written
   auto factor = [&](int k) {
     opencl::side_queue_scope side;
-    cholesky_panel(panel, k, std::min(nb, n - k), ib, t, inv, flag);
+    cholesky_panel(panel, k, std::min(nb, n - k), ib, t, inv, flag, g);
     return queue_marker(side_q);
   };
   cl::Event panel_done = factor(0);
@@ -156,11 +157,11 @@ inline void cholesky_lookahead(matrix_cl& w, int nb, int ib, const cl::Buffer& f
     if (rest == 0) break;
     queue_wait(main_q, {panel_done});
     const int next = std::min(nb, rest);
-    lower_update(update, k + b, rest, next, k, b, "look-ahead update");
+    lower_update(update, k + b, rest, next, k, b, g, "look-ahead update");
     queue_wait(side_q, {queue_marker(main_q)});
     panel_done = factor(k + b);
     if (rest > next)
-      lower_update(update, k + b + next, rest - next, rest - next, k, b, "trailing update",
+      lower_update(update, k + b + next, rest - next, rest - next, k, b, g, "trailing update",
                    max_groups);
   }
   queue_wait(main_q, {panel_done});

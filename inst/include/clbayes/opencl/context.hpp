@@ -295,19 +295,27 @@ class context {
     info.device = di;
     info.platform_name = trim(p.getInfo<CL_PLATFORM_NAME>());
     info.name = trim(d.getInfo<CL_DEVICE_NAME>());
+    info.vendor = trim(d.getInfo<CL_DEVICE_VENDOR>());
     cl_device_type t = d.getInfo<CL_DEVICE_TYPE>();
     info.type = (t & CL_DEVICE_TYPE_GPU)           ? "gpu"
                 : (t & CL_DEVICE_TYPE_CPU)         ? "cpu"
                 : (t & CL_DEVICE_TYPE_ACCELERATOR) ? "accelerator"
                                                    : "other";
     info.version = trim(d.getInfo<CL_DEVICE_VERSION>());
-    info.fp64 = d.getInfo<CL_DEVICE_EXTENSIONS>().find("cl_khr_fp64") !=
-                std::string::npos;
+    const std::string extensions = d.getInfo<CL_DEVICE_EXTENSIONS>();
+    info.fp64 = extensions.find("cl_khr_fp64") != std::string::npos;
     info.global_mem = d.getInfo<CL_DEVICE_GLOBAL_MEM_SIZE>();
     info.local_mem = d.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
     info.max_alloc = d.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>();
     info.compute_units = static_cast<int>(d.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>());
     info.max_work_group_size = d.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
+    if (extensions.find("cl_nv_device_attribute_query") != std::string::npos) {
+      // CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV / _MINOR_NV (cl_ext.h)
+      cl_uint major = 0, minor = 0;
+      if (::clGetDeviceInfo(d(), 0x4000, sizeof(major), &major, nullptr) == CL_SUCCESS &&
+          ::clGetDeviceInfo(d(), 0x4001, sizeof(minor), &minor, nullptr) == CL_SUCCESS)
+        info.nv_compute_capability = static_cast<int>(10 * major + minor);
+    }
     return info;
   }
 

@@ -24,22 +24,18 @@ namespace clbayes {
 namespace opencl {
 
 /** Chunk size of the pinned copies (bytes) and host threads that copy
- *  into and out of the staging buffers (0: up to 8, as the host has). */
+ *  into and out of the staging buffers (0: up to 8, as the host has). The
+ *  copies take them as an argument, by default these. */
 struct pinned_tuning {
   std::size_t chunk_bytes = std::size_t(32) << 20;
   int threads = 0;
 };
-inline pinned_tuning& pinned_settings() {
-  static pinned_tuning t;
-  return t;
-}
 
 namespace internal {
 
 // memcpy with several threads: one thread copies at a fraction of the
 // memory bandwidth of a server host.
-inline void parallel_copy(char* dst, const char* src, std::size_t bytes) {
-  int threads = pinned_settings().threads;
+inline void parallel_copy(char* dst, const char* src, std::size_t bytes, int threads) {
   if (threads <= 0) threads = std::min(8, std::max(1, int(std::thread::hardware_concurrency())));
   const std::size_t min_part = std::size_t(4) << 20;
   threads = int(std::max<std::size_t>(1, std::min<std::size_t>(threads, bytes / min_part)));
@@ -118,12 +114,13 @@ inline pinned_pair& staging(std::size_t bytes) {
 
 /** The rows x cols host matrix a as a new device matrix, through pinned
  *  staging (entire view). */
-inline matrix_cl to_matrix_cl_pinned(const double* a, int rows, int cols) {
+inline matrix_cl to_matrix_cl_pinned(const double* a, int rows, int cols,
+                                     const pinned_tuning& tune = pinned_tuning()) {
   matrix_cl m(rows, cols);
   const std::size_t total = sizeof(double) * static_cast<std::size_t>(m.size());
   if (total == 0) return m;
-  const std::size_t chunk = std::min(total, pinned_settings().chunk_bytes);
-  internal::pinned_pair& pins = internal::staging(pinned_settings().chunk_bytes);
+  const std::size_t chunk = std::min(total, tune.chunk_bytes);
+  internal::pinned_pair& pins = internal::staging(tune.chunk_bytes);
   cl::CommandQueue& q = context::instance().queue();
   cl::Event ev[2];
   const char* src = reinterpret_cast<const char*>(a);
@@ -132,7 +129,7 @@ inline matrix_cl to_matrix_cl_pinned(const double* a, int rows, int cols) {
       const int s = static_cast<int>(i % 2);
       const std::size_t len = std::min(chunk, total - off);
       if (ev[s]()) ev[s].wait();  // the buffer's previous chunk has left
-      internal::parallel_copy(pins.ptr(s), src + off, len);
+      internal::parallel_copy(pins.ptr(s), src + off, len, tune.threads);
       q.enqueueWriteBuffer(m.buffer(), CL_FALSE, off, len, pins.ptr(s), nullptr, &ev[s]);
     }
     q.finish();
@@ -144,13 +141,14 @@ inline matrix_cl to_matrix_cl_pinned(const double* a, int rows, int cols) {
 
 /** Copy the whole device matrix m (every element, whatever its view) into
  *  the host array a through pinned staging. */
-inline void from_matrix_cl_pinned(const matrix_cl& m, double* a) {
+inline void from_matrix_cl_pinned(const matrix_cl& m, double* a,
+                                  const pinned_tuning& tune = pinned_tuning()) {
   m.check_device("x");
   const std::size_t total = sizeof(double) * static_cast<std::size_t>(m.size());
   if (total == 0) return;
   m.wait();
-  const std::size_t chunk = std::min(total, pinned_settings().chunk_bytes);
-  internal::pinned_pair& pins = internal::staging(pinned_settings().chunk_bytes);
+  const std::size_t chunk = std::min(total, tune.chunk_bytes);
+  internal::pinned_pair& pins = internal::staging(tune.chunk_bytes);
   cl::CommandQueue& q = context::instance().queue();
   cl::Event ev[2];
   std::size_t pending[2] = {0, 0};
@@ -165,7 +163,8 @@ inline void from_matrix_cl_pinned(const matrix_cl& m, double* a) {
     for (std::size_t done = 0, i = 0; done < total; done += chunk, ++i) {
       const int s = static_cast<int>(i % 2);
       ev[s].wait();
-      internal::parallel_copy(dst + pending[s], pins.ptr(s), std::min(chunk, total - pending[s]));
+      internal::parallel_copy(dst + pending[s], pins.ptr(s), std::min(chunk, total - pending[s]),
+                              tune.threads);
       if (next < total) {  // refill this buffer while the other drains
         pending[s] = next;
         q.enqueueReadBuffer(m.buffer(), CL_FALSE, next, std::min(chunk, total - next),

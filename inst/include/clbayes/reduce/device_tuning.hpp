@@ -1,12 +1,14 @@
 #ifndef CLBAYES_REDUCE_DEVICE_TUNING_HPP
 #define CLBAYES_REDUCE_DEVICE_TUNING_HPP
 
-// The knobs of gpu_sum()'s device path (reduce/sum_device.hpp: the
-// multi-level launch sequence of accurate-reduction.txt, Fig. 2) and the
-// scratch buffers it keeps between calls.
+// The tuned settings of gpu_sum()'s device path (reduce/sum_device.hpp: the
+// multi-level launch sequence of accurate-reduction.txt, Fig. 2), one row
+// per device family (opencl/device_table.hpp), and the scratch buffers it
+// keeps between calls.
 
 #include "../error.hpp"
 #include "../opencl/context.hpp"
+#include "../opencl/device_table.hpp"
 #include "../opencl/memory.hpp"
 #include "method.hpp"
 
@@ -18,20 +20,28 @@ namespace clbayes {
 namespace reduce {
 namespace device {
 
-/** Tuning knobs; 0 means "the default for this device". */
-struct tuning {
-  int block = 0;       // elements per work group at level 0 (power of two)
-  int work_group = 0;  // largest group at level 0
-  int p_max = 0;       // block of the later levels
+/** The launch shape: elements per work group at level 0 (the paper's
+ *  block size B, a power of two), the largest work group at level 0, and
+ *  the block of the later levels (a power of two, capped by local memory). */
+struct settings {
+  int block = 2048;
+  int work_group = 128;
+  int p_max = 1024;
 };
 
-// Defaults, from the sweeps of inst/bench/bench_reduce on the H200
-// (logs/history.md, H200 runs of 2026-11-22: 5 separate medians of 101
-// whole calls at 2^27 doubles, data on the device): 4.06 TB/s (kahan) and
-// 4.12 TB/s (div2) with the root read into pinned memory (read_root.hpp).
-constexpr int default_block = 2048;
-constexpr int default_work_group = 128;
-constexpr int default_p_max = 1024;
+/** The settings for device `d`: measured on the H200 (bench_reduce sweeps,
+ *  logs/history.md, H200 runs of 2026-11-22: 5 separate medians of 101
+ *  whole calls at 2^27 doubles, 4.06 TB/s kahan and 4.12 TB/s div2; RESULTS.md,
+ *  "Kernels"), the only device swept so far, and used on every device. */
+inline settings tuned_settings(const opencl::device_info& d) {
+  static const opencl::device_entry<settings> table[] = {
+      {"", "", 0, settings()},  // any device
+  };
+  return opencl::lookup(table, d);
+}
+
+/** The settings for the selected device. */
+inline settings tuned_settings() { return tuned_settings(opencl::context::instance().info()); }
 
 /** Scratch buffers for the partial results, kept between calls (grown when
  *  too small): slots 0-3 partials; and a few bytes of pinned host memory

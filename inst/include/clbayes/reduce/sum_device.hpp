@@ -36,6 +36,9 @@ namespace clbayes {
 namespace reduce {
 namespace device {
 
+/** The largest work group of the later levels. */
+constexpr std::size_t partials_work_group = 128;
+
 /** The level-0 block and work group, and the later block, for this device. */
 struct launch_shape {
   int block;
@@ -43,20 +46,21 @@ struct launch_shape {
   int p_max;
 };
 
-inline launch_shape choose_shape(const tuning& tune, bool single, bool kahan) {
+inline launch_shape choose_shape(const settings& tune, bool single, bool kahan) {
   const opencl::device_info& info = opencl::context::instance().info();
   launch_shape s;
-  s.block = tune.block > 0 ? tune.block : default_block;
+  s.block = tune.block;
   if (!is_pow2(s.block) || s.block < 8)
     throw invalid_argument("block", "must be a power of two >= 8");
+  if (tune.work_group < 1) throw invalid_argument("work_group", "must be positive");
   // Each work item loads at least four elements (first add during load);
-  // the group is capped by the knob and by the device's limit.
-  long long wg_cap = tune.work_group > 0 ? tune.work_group : default_work_group;
-  wg_cap = std::min<long long>(wg_cap, static_cast<long long>(info.max_work_group_size));
+  // the group is capped by the setting and by the device's limit.
+  long long wg_cap =
+      std::min<long long>(tune.work_group, static_cast<long long>(info.max_work_group_size));
   long long wg = s.block / 4;
   while (wg > wg_cap) wg /= 2;
   s.work_group = static_cast<int>(std::max<long long>(wg, 1));
-  s.p_max = tune.p_max > 0 ? tune.p_max : default_p_max;
+  s.p_max = tune.p_max;
   if (!is_pow2(s.p_max) || s.p_max < 2)
     throw invalid_argument("p_max", "must be a power of two >= 2");
   const std::size_t bytes_per = (single ? sizeof(float) : sizeof(double)) * (kahan ? 2 : 1);
@@ -67,13 +71,14 @@ inline launch_shape choose_shape(const tuning& tune, bool single, bool kahan) {
 
 /**
  * Sum and mean of the n values in `x` (doubles when x_double, else floats)
- * by `method` (not naive) in `precision`, with scratch from `ws` (by
- * default the session's default_workspace()). `first_read`, when given,
- * receives the event of the first kernel that reads x.
+ * by `method` (not naive) in `precision`, with the launch shape of `tune`
+ * (by default the selected device's) and scratch from `ws` (by default the
+ * session's default_workspace()). `first_read`, when given, receives the
+ * event of the first kernel that reads x.
  */
 inline sum_result sum(const cl::Buffer& x, std::uint64_t n, bool x_double,
                       sum_method method, sum_precision precision,
-                      const tuning& tune = tuning(), workspace* ws = nullptr,
+                      const settings& tune = tuned_settings(), workspace* ws = nullptr,
                       cl::Event* first_read = nullptr) {
   const int code = method_code(method);
   if (n == 0) return method == sum_method::div2 ? from_div2(0.0, 0, 0) : from_sum(0.0, 0);
@@ -106,7 +111,7 @@ inline sum_result sum(const cl::Buffer& x, std::uint64_t n, bool x_double,
   const std::size_t max_wg = opencl::context::instance().info().max_work_group_size;
   auto partial_group = [&](long long block) {
     std::size_t g = static_cast<std::size_t>(std::max<long long>(block / 2, 1));
-    return std::min<std::size_t>(std::min<std::size_t>(g, default_work_group), max_wg);
+    return std::min<std::size_t>(std::min<std::size_t>(g, partials_work_group), max_wg);
   };
 
   std::uint64_t m = n;
