@@ -5,10 +5,7 @@
 
 #include <clbayes/linalg/cholesky.hpp>
 #include <clbayes/linalg/cholesky_grad.hpp>
-#ifdef CLBAYES_OPENCL
-#include <clbayes/opencl/checks.hpp>
-#endif
-
+#include <cmath>
 #include <string>
 #include <utility>
 #include <vector>
@@ -38,11 +35,16 @@ cl_ops::matrix_cl chol_device(const cl_ops::matrix_cl& x, bool upper) {
 Rcpp::NumericMatrix cpp_chol(Rcpp::NumericMatrix x, bool upper, bool device) {
   if (device) {
 #ifdef CLBAYES_OPENCL
-    cl_ops::matrix_cl dx = upload(x);
-    // R left the NA/Inf check to the device (R/chol.R); the host scan that
-    // names the kind of value runs only when there is one.
-    if (cl_ops::has_nonfinite(dx)) glue::stop_nonfinite(x, "x");
-    return download(chol_device(dx, upper));
+    // R left the NA/Inf check to the device (R/chol.R), where the copy into
+    // the working matrix does it (linalg::cholesky); a bad value is an
+    // error there, and the host scan that names its kind runs only then.
+    try {
+      return download(chol_device(upload(x), upper));
+    } catch (const clbayes::invalid_argument&) {
+      for (double v : x)
+        if (!std::isfinite(v)) glue::stop_nonfinite(x, "x");
+      throw;
+    }
 #else
     glue::stop_no_opencl();
 #endif

@@ -77,10 +77,7 @@ int main(int argc, char** argv) {
            la::cholesky_in_place(m);
            return w;
          },
-         [](const matrix_cl& x, const matrix_cl&) {
-           if (cl_ops::has_nonfinite(x)) throw std::runtime_error("non-finite");
-           return la::cholesky(x);
-         }},
+         [](const matrix_cl& x, const matrix_cl&) { return la::cholesky(x); }},
         {"chol_grad", [&](int n) { return std::make_pair(factor(n), random_lower(n, unsigned(n))); },
          [](const Eigen::MatrixXd& l, const Eigen::MatrixXd& adj) { return la::cholesky_grad(l, adj); },
          [](const matrix_cl& l, const matrix_cl& adj) { return la::cholesky_grad(l, adj); }},
