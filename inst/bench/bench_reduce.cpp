@@ -110,18 +110,6 @@ double call_seconds(const cl::Buffer& xd, std::size_t n, sum_method m, const dev
 
 double gbs(std::size_t n, double seconds) { return n * 8.0 / seconds / 1e9; }
 
-// GB/s of a sweep point, or 0 where the variant fails to build or launch
-// (a sweep goes on; the verification runs only the variants it names).
-double try_gbs(const cl::Buffer& xd, std::size_t n, sum_method m, const device::settings& tune,
-               device::workspace& ws, int runs) {
-  try {
-    return gbs(n, call_seconds(xd, n, m, tune, ws, runs));
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "sweep point failed: %s\n", e.what());
-    return 0;
-  }
-}
-
 // 3. What a call costs besides reading x.
 void latency_section(const cl::Buffer& xd, std::size_t hn, device::workspace& ws) {
   const int runs = std::max(reps, 51);

@@ -74,11 +74,11 @@ Eigen::MatrixXd download(const matrix_cl& m) {
 
 matrix_cl upload(const Eigen::MatrixXd& m) { return cl_ops::to_matrix_cl(m.data(), m.rows(), m.cols()); }
 
-const char* kernel_name(la::gemm_kernel k) {
+inline const char* kernel_name(la::gemm_kernel k) {
   return k == la::gemm_kernel::tiled ? "tiled" : "double-buffered";
 }
 
-la::gemm_kernel parse_kernel(const std::string& s) {
+inline la::gemm_kernel parse_kernel(const std::string& s) {
   if (s == "tiled") return la::gemm_kernel::tiled;
   if (s == "double-buffered") return la::gemm_kernel::double_buffered;
   throw std::runtime_error("--gemm-kernel must be tiled or double-buffered, not " + s);
@@ -91,7 +91,7 @@ struct gemm_cfg {
   la::gemm_tiles tiles;
 };
 
-la::gemm_settings with(la::gemm_settings s, const gemm_cfg& c) {
+inline la::gemm_settings with(la::gemm_settings s, const gemm_cfg& c) {
   s.kernel = c.kernel;
   (c.kernel == la::gemm_kernel::tiled ? s.tiled : s.large) = c.tiles;
   return s;
@@ -109,7 +109,7 @@ struct chol_cfg {
 };
 
 // The settings s with the configuration c (one outer block for every n).
-la::linalg_settings with(la::linalg_settings s, const chol_cfg& c) {
+inline la::linalg_settings with(la::linalg_settings s, const chol_cfg& c) {
   s.gemm.kernel = c.kernel;
   s.gemm.small_below_pct = c.small;
   s.gemm.narrow_cols = c.narrow;
@@ -123,14 +123,14 @@ la::linalg_settings with(la::linalg_settings s, const chol_cfg& c) {
   return s;
 }
 
-chol_cfg chol_of(const la::linalg_settings& s) {
+inline chol_cfg chol_of(const la::linalg_settings& s) {
   return {s.gemm.kernel, s.cholesky.outer_block, s.cholesky.leaf_rows, s.cholesky.leaf_threads,
           s.gemm.small_below_pct, s.cholesky.trailing_reserve, s.gemm.narrow_cols,
           s.gemm.narrow.tm};
 }
 
 // The settings as the command line of bench_linalg that sets them.
-std::string flags_of(const la::linalg_settings& s) {
+inline std::string flags_of(const la::linalg_settings& s) {
   const la::gemm_tiles& t = s.gemm.large;
   char buf[512];
   std::snprintf(buf, sizeof buf,
