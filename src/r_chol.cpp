@@ -5,6 +5,8 @@
 
 #include <clbayes/linalg/cholesky.hpp>
 #include <clbayes/linalg/cholesky_grad.hpp>
+#include <clbayes/linalg/cholesky_host.hpp>
+
 #include <cmath>
 #include <string>
 #include <utility>
@@ -25,6 +27,24 @@ cl_ops::matrix_cl chol_device(const cl_ops::matrix_cl& x, bool upper) {
   cl_ops::matrix_cl l = la::cholesky(x);
   return upper ? cl_ops::transpose(l) : std::move(l);
 }
+
+// The factor of the host matrix x, its transfers overlapped with the
+// factorisation (linalg/cholesky_host.hpp). R left the NA/Inf check to the
+// device (R/chol.R), where the copy into the working matrix does it; a bad
+// value is an error there, and the host scan that names its kind runs only
+// then.
+Rcpp::NumericMatrix chol_host(const Rcpp::NumericMatrix& x, bool upper,
+                              const la::linalg_settings& s) {
+  Rcpp::NumericMatrix out = Rcpp::no_init_matrix(x.nrow(), x.ncol());  // written whole
+  try {
+    la::cholesky_host(x.begin(), x.nrow(), x.ncol(), upper, out.begin(), s);
+  } catch (const clbayes::invalid_argument&) {
+    for (double v : x)
+      if (!std::isfinite(v)) glue::stop_nonfinite(x, "x");
+    throw;
+  }
+  return out;
+}
 #endif
 
 }  // namespace
@@ -35,16 +55,7 @@ cl_ops::matrix_cl chol_device(const cl_ops::matrix_cl& x, bool upper) {
 Rcpp::NumericMatrix cpp_chol(Rcpp::NumericMatrix x, bool upper, bool device) {
   if (device) {
 #ifdef CLBAYES_OPENCL
-    // R left the NA/Inf check to the device (R/chol.R), where the copy into
-    // the working matrix does it (linalg::cholesky); a bad value is an
-    // error there, and the host scan that names its kind runs only then.
-    try {
-      return download(chol_device(upload(x), upper));
-    } catch (const clbayes::invalid_argument&) {
-      for (double v : x)
-        if (!std::isfinite(v)) glue::stop_nonfinite(x, "x");
-      throw;
-    }
+    return chol_host(x, upper, la::tuned_settings());
 #else
     glue::stop_no_opencl();
 #endif
@@ -83,13 +94,16 @@ SEXP cpp_chol_grad_gpu(SEXP L, SEXP L_adj) {
       "L_adj", "gives a gradient with infinite values (overflow)")));
 }
 
-// Test hook (tests/testthat/test-chol.R): the lower factor of x on the
-// device with the selected device's linalg_settings, modified by the named
-// values (outer_block, outer_block_large, large_from, leaf_rows,
-// leaf_threads, trailing_reserve, gemm_narrow_cols, gemm_small_below_pct),
-// so that the tests reach several panels of the schedule at small n.
+// Test hook (tests/testthat/test-chol.R): the factor of x on the device
+// with the selected device's linalg_settings, modified by the named values
+// (outer_block, outer_block_large, large_from, leaf_rows, leaf_threads,
+// trailing_reserve, gemm_narrow_cols, gemm_small_below_pct), so that the
+// tests reach several panels of the schedule at small n: from host memory
+// (`host`, gpu_chol()'s path for a matrix) or from a device copy (its path
+// for a gpu_matrix).
 // [[Rcpp::export(.cpp_chol_tuned)]]
-Rcpp::NumericMatrix cpp_chol_tuned(Rcpp::NumericMatrix x, Rcpp::IntegerVector values) {
+Rcpp::NumericMatrix cpp_chol_tuned(Rcpp::NumericMatrix x, Rcpp::IntegerVector values,
+                                   bool upper, bool host) {
 #ifdef CLBAYES_OPENCL
   la::linalg_settings s = la::tuned_settings();
   const std::vector<std::pair<const char*, int*>> fields = {
@@ -111,10 +125,14 @@ Rcpp::NumericMatrix cpp_chol_tuned(Rcpp::NumericMatrix x, Rcpp::IntegerVector va
     if (field == nullptr) Rcpp::stop("unknown linear algebra setting `" + name + "`");
     *field = values[i];
   }
-  return download(la::cholesky(upload(x), s));
+  if (host) return chol_host(x, upper, s);
+  cl_ops::matrix_cl l = la::cholesky(upload(x), s);
+  return download(upper ? cl_ops::transpose(l) : std::move(l));
 #else
   (void)x;
   (void)values;
+  (void)upper;
+  (void)host;
   glue::stop_no_opencl();
 #endif
 }

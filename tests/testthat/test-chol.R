@@ -35,11 +35,13 @@ test_that("gpu_chol on the device equals chol()", {
 })
 
 # The device schedule of linalg/cholesky_panel.hpp at small n, through the
-# internal hook .cpp_chol_tuned(x, settings), which factors x with the
-# device's linalg_settings modified by the named values: panels of 64 or 96
-# rows, so that 257 rows take several look-ahead steps and a ragged last
-# one, leaves of 16 rows, narrow tiles up to 64 columns, and one panel for
-# the whole matrix.
+# internal hook .cpp_chol_tuned(x, settings, upper, host), which factors x
+# with the device's linalg_settings modified by the named values, from host
+# memory (gpu_chol()'s path for a matrix: block columns copied in and out
+# while the rest is factored, linalg/cholesky_host.hpp) or from a device
+# copy (its path for a gpu_matrix): panels of 64 or 96 rows, so that 257
+# rows take several look-ahead steps and a ragged last one, leaves of 16
+# rows, narrow tiles up to 64 columns, and one panel for the whole matrix.
 chol_settings <- list(
   one_panel = c(outer_block = 1024L, outer_block_large = 0L),
   lookahead = c(outer_block = 64L, outer_block_large = 0L),
@@ -51,20 +53,34 @@ chol_settings <- list(
 
 test_that("the device Cholesky equals chol() and names the failing pivot at every panel width", {
   skip_if_no_device()
-  for (p in names(chol_settings)) {
+  tuned <- function(a, p, upper = FALSE, host = TRUE) {
+    clbayes:::.cpp_chol_tuned(a, chol_settings[[p]], upper, host)
+  }
+  for (p in names(chol_settings)) for (host in c(TRUE, FALSE)) {
+    label <- paste(p, if (host) "host" else "device")
     for (n in c(33, 100, 257)) {
       a <- random_spd(n)
-      expect_lt(rel_err(clbayes:::.cpp_chol_tuned(a, chol_settings[[p]]), t(chol(a))), 1e-10,
-                label = paste(p, n))
+      expect_lt(rel_err(tuned(a, p, host = host), t(chol(a))), 1e-10, label = paste(label, n))
       a <- toeplitz_spd(n)
-      expect_lt(rel_err(clbayes:::.cpp_chol_tuned(a, chol_settings[[p]]), t(chol(a))), 1e-10,
-                label = paste(p, n, "Toeplitz"))
+      expect_lt(rel_err(tuned(a, p, upper = TRUE, host = host), chol(a)), 1e-10,
+                label = paste(label, n, "Toeplitz, upper"))
     }
     a <- random_spd(257)
     a[200, 200] <- -1e4
-    expect_error(clbayes:::.cpp_chol_tuned(a, chol_settings[[p]]), "order 200 ", label = p)
+    expect_error(tuned(a, p, host = host), "order 200 ", label = label)
   }
-  expect_error(clbayes:::.cpp_chol_tuned(diag(2), c(no_such = 1L)),
+  # the checks of the host path on the way in, block column by block column
+  a <- random_spd(257)
+  b <- a
+  b[10, 250] <- b[10, 250] * (1 + 1e-6)  # the mirror arrives in the last block
+  expect_error(tuned(b, "lookahead"), "`x` must be symmetric")
+  b <- a
+  b[250, 10] <- NaN  # in the first block, below the diagonal ...
+  expect_error(tuned(b, "lookahead"), "`x` contains NA or NaN")
+  b <- a
+  b[10, 250] <- Inf  # ... and in the last one, above it
+  expect_error(tuned(b, "lookahead"), "`x` contains infinite")
+  expect_error(clbayes:::.cpp_chol_tuned(diag(2), c(no_such = 1L), FALSE, TRUE),
                "unknown linear algebra setting")
 })
 

@@ -82,13 +82,69 @@ inline Eigen::MatrixXd cholesky(const Eigen::MatrixXd& a) {
 
 #ifdef CLBAYES_OPENCL
 
+namespace internal {
+
+// The schedule's shape for an n x n matrix: leaves of ib rows, panels of
+// nb columns, the trailing updates on at most max_groups work groups (0:
+// all). Builds the leaf kernel for the settings.
+struct schedule_shape {
+  int ib, nb, max_groups;
+};
+
+inline schedule_shape shape_for(const cholesky_settings& cs, int n) {
+  const opencl::device_info& info = opencl::context::instance().info();
+  auto& leaf = opencl::kernels::cholesky_leaf;
+  leaf.set_option("CHOLESKY_BLOCK", cs.leaf_rows);
+  leaf.set_option("LEAF_T", cs.leaf_threads);
+  schedule_shape sh;
+  sh.ib = std::min(cs.leaf_rows, static_cast<int>(info.max_work_group_size) / cs.leaf_threads);
+  const int outer =
+      cs.outer_block_large > 0 && n >= cs.large_from ? cs.outer_block_large : cs.outer_block;
+  sh.nb = std::max(sh.ib, outer / sh.ib * sh.ib);
+  sh.max_groups = cs.trailing_reserve > 0 && info.compute_units > 4 * cs.trailing_reserve
+                      ? info.compute_units - cs.trailing_reserve
+                      : 0;
+  return sh;
+}
+
+// The flags the factorisation's kernels set: [0] the failing pivot
+// (1-based), [1] A has NaN or infinite values, [2] A is not symmetric.
+constexpr int flag_count = 3;
+
+inline cl::Buffer new_flags() {
+  int zeros[flag_count] = {0, 0, 0};
+  try {
+    return cl::Buffer(opencl::context::instance().cl_context(),
+                      CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof(zeros), zeros);
+  } catch (const cl::Error& e) {
+    throw opencl_error("allocating the Cholesky pivot flag", e.err());
+  }
+}
+
+// Read the flags on queue q (after everything enqueued on it) and throw the
+// error they name: a factorisation of bad input is discarded, and the input
+// errors come first.
+inline void check_flags(cl::CommandQueue& q, const cl::Buffer& flag) {
+  int flags[flag_count] = {0, 0, 0};
+  try {
+    q.enqueueReadBuffer(flag, CL_TRUE, 0, sizeof(flags), flags);
+  } catch (const cl::Error& e) {
+    throw opencl_error("reading the Cholesky pivot flag", e.err());
+  }
+  if (flags[1] != 0) throw invalid_argument("x", "contains NaN or infinite values");
+  if (flags[2] != 0) throw invalid_argument("x", "must be symmetric");
+  if (flags[0] != 0) throw invalid_argument("x", not_pd_message(flags[0]));
+}
+
+}  // namespace internal
+
 /** L with a = L L^T on the device (lower view), with the schedule's
- *  settings `s` (by default the selected device's). Checks, all on the device:
- *  square, finite, symmetric to relative tolerance, positive definite (the
- *  error names the first pivot that is not positive). The finite and
- *  symmetry checks run in the kernel that copies a's lower triangle into
- *  the working matrix, and every flag comes back in one read at the end:
- *  no synchronisation before the factorisation starts. */
+ *  settings `s` (by default the selected device's). Checks, all on the
+ *  device: square, finite, symmetric to relative tolerance, positive
+ *  definite (the error names the first pivot that is not positive). The
+ *  finite and symmetry checks run in the kernel that copies a's lower
+ *  triangle into the working matrix, and every flag comes back in one read
+ *  at the end: no synchronisation before the factorisation starts. */
 inline matrix_cl cholesky(const matrix_cl& a, const linalg_settings& s = tuned_settings()) {
   a.check_device("x");
   if (a.rows() != a.cols())
@@ -97,16 +153,7 @@ inline matrix_cl cholesky(const matrix_cl& a, const linalg_settings& s = tuned_s
   matrix_cl w(a.rows(), a.cols());
   if (w.size() == 0) return w;
   opencl::context& ctx = opencl::context::instance();
-  // The failing pivot; A has NaN/Inf; A is not symmetric. All three come
-  // back in one read at the end.
-  int flags[3] = {0, 0, 0};
-  cl::Buffer flag;
-  try {
-    flag = cl::Buffer(ctx.cl_context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
-                      sizeof(flags), flags);
-  } catch (const cl::Error& e) {
-    throw opencl_error("allocating the Cholesky pivot flag", e.err());
-  }
+  const cl::Buffer flag = internal::new_flags();
   {  // w = lower triangle of a, checked for NaN/Inf and symmetry on the way
     const int tile = opencl::kernels::copy_lower_checked.option("SYM_TILE");
     const int rows = opencl::kernels::copy_lower_checked.option("SYM_ROWS");
@@ -115,38 +162,18 @@ inline matrix_cl cholesky(const matrix_cl& a, const linalg_settings& s = tuned_s
                                         cl::NDRange(tile, rows), a, w, a.rows(),
                                         symmetry_tolerance, flag);
   }
-  const cholesky_settings& cs = s.cholesky;
-  auto& leaf = opencl::kernels::cholesky_leaf;
-  leaf.set_option("CHOLESKY_BLOCK", cs.leaf_rows);
-  leaf.set_option("LEAF_T", cs.leaf_threads);
-  const int max_wg = static_cast<int>(ctx.info().max_work_group_size);
-  const int ib = std::min(cs.leaf_rows, max_wg / cs.leaf_threads);
-  const int outer = cs.outer_block_large > 0 && w.rows() >= cs.large_from ? cs.outer_block_large
-                                                                          : cs.outer_block;
-  const int nb = std::max(ib, outer / ib * ib);
-  const int max_groups =
-      cs.trailing_reserve > 0 && ctx.info().compute_units > 4 * cs.trailing_reserve
-          ? ctx.info().compute_units - cs.trailing_reserve
-          : 0;
+  const internal::schedule_shape sh = internal::shape_for(s.cholesky, w.rows());
   // Hundreds of short launches, ordered by the in-order queues and the
   // look-ahead's markers: no per-launch event bookkeeping (untracked_scope).
   internal::queue_wait(ctx.main_queue(), w.read_write_events());
   {
     opencl::untracked_scope untracked;
-    internal::cholesky_lookahead(w, nb, ib, flag, max_groups, s.gemm);
+    internal::cholesky_lookahead(w, sh.nb, sh.ib, flag, sh.max_groups, s.gemm);
   }
   w.add_write_event(internal::queue_marker(ctx.main_queue()));
   opencl::zeros_in_place(w, matrix_view::upper);  // view becomes lower
-  try {
-    // The queue is in order: this read follows every kernel above.
-    ctx.queue().enqueueReadBuffer(flag, CL_TRUE, 0, sizeof(flags), flags);
-  } catch (const cl::Error& e) {
-    throw opencl_error("reading the Cholesky pivot flag", e.err());
-  }
-  // A factorisation of bad input is discarded: the input errors come first.
-  if (flags[1] != 0) throw invalid_argument("x", "contains NaN or infinite values");
-  if (flags[2] != 0) throw invalid_argument("x", "must be symmetric");
-  if (flags[0] != 0) throw invalid_argument("x", internal::not_pd_message(flags[0]));
+  // The queue is in order: this read follows every kernel above.
+  internal::check_flags(ctx.queue(), flag);
   return w;
 }
 

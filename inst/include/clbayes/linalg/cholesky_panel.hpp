@@ -21,6 +21,7 @@
 #include "gemm.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <vector>
 
 #ifdef CLBAYES_OPENCL
@@ -115,6 +116,14 @@ inline cl::Event queue_marker(cl::CommandQueue& q) {
   return e;
 }
 
+// Where the block columns of the matrix come from (block column j: columns
+// j nb .. j nb + nb - 1): empty, all of w is on the device from the start;
+// else a function that brings block column j into w and returns an event
+// that completes when it is there (linalg/cholesky_host.hpp). The schedule
+// calls it once per block column, in order, before the first command that
+// touches the column.
+using block_arrival = std::function<cl::Event(int)>;
+
 // The whole factorisation of w in place (lower triangle), panels of nb
 // columns (a multiple of ib), leaves of ib <= CHOLESKY_BLOCK, with
 // look-ahead depth 1 (the classic schedule of LAPACK-style GPU
@@ -129,25 +138,35 @@ inline cl::Event queue_marker(cl::CommandQueue& q) {
 // that kernel_cl's per-matrix events do not serialise the two. The caller
 // orders w's earlier work before the main queue's and records the main
 // queue's end on w. A matrix of one panel is factored on the main queue.
-inline void cholesky_lookahead(matrix_cl& w, int nb, int ib, const cl::Buffer& flag,
-                               int max_groups, const gemm_settings& g) {
+// With `arrive`, the first trailing update runs block column by block
+// column, each as soon as its column has arrived, and the result holds,
+// for each panel, an event after which its columns of L are final.
+inline std::vector<cl::Event> cholesky_lookahead(matrix_cl& w, int nb, int ib,
+                                                 const cl::Buffer& flag, int max_groups,
+                                                 const gemm_settings& g,
+                                                 const block_arrival& arrive = nullptr) {
   opencl::context& ctx = opencl::context::instance();
   const int n = w.rows();
   matrix_cl t(std::max(1, n - 1), ib);
   matrix_cl inv(ib, ib);
-  if (n <= nb) {
-    cholesky_panel(w, 0, n, ib, t, inv, flag, g);
-    return;
-  }
   cl::CommandQueue& main_q = ctx.main_queue();
+  std::vector<cl::Event> done;
+  if (n <= nb) {
+    if (arrive) queue_wait(main_q, {arrive(0)});
+    cholesky_panel(w, 0, n, ib, t, inv, flag, g);
+    if (arrive) done.push_back(queue_marker(main_q));
+    return done;
+  }
   cl::CommandQueue& side_q = ctx.side_queue();
   matrix_cl panel = w.alias();   // side queue only
   matrix_cl update = w.alias();  // main queue only
   queue_wait(side_q, {queue_marker(main_q)});  // after w is written
+  if (arrive) queue_wait(side_q, {arrive(0)});
   auto factor = [&](int k) {
-    opencl::side_queue_scope side;
+    opencl::queue_scope side(opencl::queue_role::side);
     cholesky_panel(panel, k, std::min(nb, n - k), ib, t, inv, flag, g);
-    return queue_marker(side_q);
+    done.push_back(queue_marker(side_q));
+    return done.back();
   };
   cl::Event panel_done = factor(0);
   for (int k = 0; k < n; k += nb) {
@@ -157,14 +176,24 @@ inline void cholesky_lookahead(matrix_cl& w, int nb, int ib, const cl::Buffer& f
     if (rest == 0) break;
     queue_wait(main_q, {panel_done});
     const int next = std::min(nb, rest);
+    if (arrive && k == 0) queue_wait(main_q, {arrive(1)});
     lower_update(update, k + b, rest, next, k, b, g, "look-ahead update");
     queue_wait(side_q, {queue_marker(main_q)});
     panel_done = factor(k + b);
-    if (rest > next)
+    if (rest == next) continue;
+    if (arrive && k == 0) {
+      for (int c = k + b + next; c < n; c += nb) {
+        queue_wait(main_q, {arrive(c / nb)});
+        lower_update(update, c, n - c, std::min(nb, n - c), k, b, g, "trailing update",
+                     max_groups);
+      }
+    } else {
       lower_update(update, k + b + next, rest - next, rest - next, k, b, g, "trailing update",
                    max_groups);
+    }
   }
   queue_wait(main_q, {panel_done});
+  return done;
 }
 
 }  // namespace internal
