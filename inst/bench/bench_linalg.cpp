@@ -152,7 +152,7 @@ int main(int argc, char** argv) {
       Eigen::MatrixXd b(n, n);
       for (int i = 0; i < b.size(); ++i) b.data()[i] = norm(rng);
       matrix_cl db = upload(b);
-      const double gemm_err = gemm_sample_error(a, b, la::multiply(da, db, 0, gemm_kept));
+      const double gemm_err = gemm_sample_error(a, b, la::multiply(da, db, gemm_kept));
       // Then time.
       const double t_chol = time_ms(reps, [&] { matrix_cl x = la::cholesky(da, s); finish(); });
       std::vector<double> packed_host(a.size());
@@ -193,7 +193,7 @@ int main(int argc, char** argv) {
       const double t_grad =
           time_ms(reps, [&] { matrix_cl x = la::cholesky_grad(dl, dl_adj, s); finish(); });
       const double t_gemm =
-          time_ms(reps, [&] { matrix_cl x = la::multiply(da, db, 0, gemm_kept); finish(); });
+          time_ms(reps, [&] { matrix_cl x = la::multiply(da, db, gemm_kept); finish(); });
       std::printf("| %d | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.1e | %.2f | %.2f | %.2f | %.2f | %.2f | %.1e | %.1e | %.1e | %.1e "
                   "| %llu |\n",
                   n, t_chol, nd * nd * nd / 3 / t_chol / 1e6, t_trans, t_trans_full, t_pinned,

@@ -244,9 +244,9 @@ inline void tune_gemm(int n, int reps, la::linalg_settings& s) {
     const la::gemm_settings g = with(s.gemm, c);
     const int k = static_cast<int>(c.kernel);
     try {
-      matrix_cl dc = la::multiply(da, db_, 0, g);
+      matrix_cl dc = la::multiply(da, db_, g);
       const double err = gemm_sample_error(a, b, dc);
-      const double ms = time_ms(reps, [&] { matrix_cl x = la::multiply(da, db_, 0, g); finish(); });
+      const double ms = time_ms(reps, [&] { matrix_cl x = la::multiply(da, db_, g); finish(); });
       // The kernel alone: into the C allocated above.
       const double ms_c = time_ms(reps, [&] {
         la::gemm(dc, 0, 0, 0, la::gemm_block{&da}, la::gemm_block{&db_}, n, n, n,
@@ -380,7 +380,7 @@ inline void tune_cholesky(int n, int n_large, int reps, la::linalg_settings& s) 
     profile_cholesky(dal, "kept", s);
   }
   matrix_cl dl = la::cholesky(da, s);
-  matrix_cl dadj = la::multiply(dl, dl, 0, s.gemm);  // any lower-triangular adjoint
+  matrix_cl dadj = la::multiply(dl, dl, s.gemm);  // any lower-triangular adjoint
   std::printf("| grad block | ms |\n|---|---|\n");
   best = 1e300;
   int best_g = s.cholesky.grad_block;

@@ -259,7 +259,7 @@ inline void gemm(matrix_cl& c, int ci, int cj, long long c_stride,
 
 /** A B on the device. The result's view follows from the operands' views
  *  (lower times lower is lower); a vector operand uses the vector kernels. */
-inline matrix_cl multiply(const matrix_cl& a, const matrix_cl& b, int splits = 0,
+inline matrix_cl multiply(const matrix_cl& a, const matrix_cl& b,
                           const gemm_settings& tune = tuned_settings().gemm) {
   if (a.cols() != b.rows())
     throw invalid_argument("y", "has " + std::to_string(b.rows()) +
@@ -275,12 +275,12 @@ inline matrix_cl multiply(const matrix_cl& a, const matrix_cl& b, int splits = 0
     return c;
   }
   const int k = a.cols();
-  if (b.cols() == 1 && splits == 0) {
+  if (b.cols() == 1) {
     opencl::kernels::matrix_vector(cl::NDRange(a.rows()), c, a, b, a.rows(), k,
                                    static_cast<int>(a.view()));
     return c;
   }
-  if (a.rows() == 1 && splits == 0) {
+  if (a.rows() == 1) {
     const int ls = opencl::kernels::row_vector_matrix.option("LOCAL_SIZE");
     opencl::kernels::row_vector_matrix(cl::NDRange(static_cast<std::size_t>(b.cols()) * ls),
                                        cl::NDRange(ls), c, a, b, k, b.cols(),
@@ -291,9 +291,7 @@ inline matrix_cl multiply(const matrix_cl& a, const matrix_cl& b, int splits = 0
   ab.view = a.view();
   gemm_block bb{&b};
   bb.view = b.view();
-  gemm_options opt(tune);
-  opt.splits = splits;
-  linalg::gemm(c, 0, 0, 0, ab, bb, c.rows(), c.cols(), k, opt);
+  linalg::gemm(c, 0, 0, 0, ab, bb, c.rows(), c.cols(), k, gemm_options(tune));
   return c;
 }
 
