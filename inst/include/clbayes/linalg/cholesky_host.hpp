@@ -70,7 +70,8 @@ inline void cholesky_host(const double* a, int rows, int cols, bool upper, doubl
       opencl::queue_scope transfer(opencl::queue_role::transfer);
       opencl::kernels::copy_columns_checked(cl::NDRange(n, cc.second), a_dev, w, n, cc.first,
                                             cc.second, flag);
-      if (cc.first + cc.second == n) {
+      cl::Event there = internal::queue_marker(tq);
+      if (cc.first + cc.second == n) {  // after the marker: the schedule need not wait for it
         const int tile = opencl::kernels::check_symmetric.option("SYM_TILE");
         const int tile_rows = opencl::kernels::check_symmetric.option("SYM_ROWS");
         const std::size_t tiles = (n + tile - 1) / tile;
@@ -78,7 +79,6 @@ inline void cholesky_host(const double* a, int rows, int cols, bool upper, doubl
                                          cl::NDRange(tile, tile_rows), a_dev, n,
                                          symmetry_tolerance, flag, 2);
       }
-      cl::Event there = internal::queue_marker(tq);
       tq.flush();
       return there;
     };
