@@ -32,8 +32,11 @@ struct gemm_tiles {
 
 struct gemm_settings {
   /** The double-buffered kernel where its local memory fits the device,
-   *  else the tiled one. */
+   *  else the tiled one, ... */
   gemm_kernel kernel = gemm_kernel::double_buffered;
+  /** ... whose tiles need 16.5 KB of local memory (the H200 sweeps'
+   *  fastest, 128 x 128, would need 33 KB, as the double-buffered kernel's
+   *  large tiles do). */
   gemm_tiles tiled = {64, 64, 16, 4, 4};
   /** The double-buffered kernel's large tiles (H200 tile sweep at n =
    *  4096, logs/history.md, H200 runs of 2026-11-24), ... */
