@@ -49,8 +49,8 @@
     .Call(`_clbayes_cpp_chol_grad_gpu`, L, L_adj)
 }
 
-.cpp_linalg_tuning <- function(values) {
-    .Call(`_clbayes_cpp_linalg_tuning`, values)
+.cpp_chol_tuned <- function(x, values, upper, host) {
+    .Call(`_clbayes_cpp_chol_tuned`, x, values, upper, host)
 }
 
 .cpp_devices <- function() {

@@ -1,11 +1,14 @@
 #' Cholesky decomposition on the device or the CPU
 #'
 #' `gpu_chol()` factors a symmetric positive-definite matrix `x` as
-#' `x = L %*% t(L)`. On an OpenCL device it runs the blocked recursive
-#' algorithm of Cesnovar et al. (2020, section 3.3.1): the diagonal block is
-#' factored by a single-work-group kernel, the panel below it is obtained
-#' through the batched triangular inverse and the trailing matrix is updated
-#' with a GEMM; on the CPU it uses Eigen's blocked LLT.
+#' `x = L %*% t(L)`. On an OpenCL device it runs the blocked algorithm of
+#' Cesnovar et al. (2020, section 3.3.1) as a loop over panels of columns:
+#' each panel is factored by small single-work-group kernels and products
+#' on one queue while the rest of the matrix is updated by large GEMMs on
+#' another. An R matrix crosses the bus block column by block column, each
+#' factored as soon as it has arrived and copied back as soon as it is
+#' final, so that the copies overlap with the factorisation. On the CPU it
+#' uses Eigen's blocked LLT.
 #'
 #' @param x A symmetric positive-definite numeric matrix, or a [gpu_matrix()].
 #'   Symmetry is checked to a relative tolerance of `1e-8` per element.

@@ -177,14 +177,17 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
-// cpp_linalg_tuning
-Rcpp::IntegerVector cpp_linalg_tuning(Rcpp::IntegerVector values);
-RcppExport SEXP _clbayes_cpp_linalg_tuning(SEXP valuesSEXP) {
+// cpp_chol_tuned
+Rcpp::NumericMatrix cpp_chol_tuned(Rcpp::NumericMatrix x, Rcpp::IntegerVector values, bool upper, bool host);
+RcppExport SEXP _clbayes_cpp_chol_tuned(SEXP xSEXP, SEXP valuesSEXP, SEXP upperSEXP, SEXP hostSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
     Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type values(valuesSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_linalg_tuning(values));
+    Rcpp::traits::input_parameter< bool >::type upper(upperSEXP);
+    Rcpp::traits::input_parameter< bool >::type host(hostSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_chol_tuned(x, values, upper, host));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -906,7 +909,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_clbayes_cpp_chol_gpu", (DL_FUNC) &_clbayes_cpp_chol_gpu, 2},
     {"_clbayes_cpp_chol_grad", (DL_FUNC) &_clbayes_cpp_chol_grad, 3},
     {"_clbayes_cpp_chol_grad_gpu", (DL_FUNC) &_clbayes_cpp_chol_grad_gpu, 2},
-    {"_clbayes_cpp_linalg_tuning", (DL_FUNC) &_clbayes_cpp_linalg_tuning, 1},
+    {"_clbayes_cpp_chol_tuned", (DL_FUNC) &_clbayes_cpp_chol_tuned, 4},
     {"_clbayes_cpp_devices", (DL_FUNC) &_clbayes_cpp_devices, 0},
     {"_clbayes_cpp_opencl_built", (DL_FUNC) &_clbayes_cpp_opencl_built, 0},
     {"_clbayes_cpp_select", (DL_FUNC) &_clbayes_cpp_select, 2},

@@ -5,10 +5,9 @@
 
 #include <clbayes/linalg/cholesky.hpp>
 #include <clbayes/linalg/cholesky_grad.hpp>
-#ifdef CLBAYES_OPENCL
-#include <clbayes/opencl/checks.hpp>
-#endif
+#include <clbayes/linalg/cholesky_host.hpp>
 
+#include <cmath>
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,6 +27,24 @@ cl_ops::matrix_cl chol_device(const cl_ops::matrix_cl& x, bool upper) {
   cl_ops::matrix_cl l = la::cholesky(x);
   return upper ? cl_ops::transpose(l) : std::move(l);
 }
+
+// The factor of the host matrix x, its transfers overlapped with the
+// factorisation (linalg/cholesky_host.hpp). R left the NA/Inf check to the
+// device (R/chol.R), where the copy into the working matrix does it; a bad
+// value is an error there, and the host scan that names its kind runs only
+// then.
+Rcpp::NumericMatrix chol_host(const Rcpp::NumericMatrix& x, bool upper,
+                              const la::linalg_settings& s) {
+  Rcpp::NumericMatrix out = Rcpp::no_init_matrix(x.nrow(), x.ncol());  // written whole
+  try {
+    la::cholesky_host(x.begin(), x.nrow(), x.ncol(), upper, out.begin(), s);
+  } catch (const clbayes::invalid_argument&) {
+    for (double v : x)
+      if (!std::isfinite(v)) glue::stop_nonfinite(x, "x");
+    throw;
+  }
+  return out;
+}
 #endif
 
 }  // namespace
@@ -38,11 +55,7 @@ cl_ops::matrix_cl chol_device(const cl_ops::matrix_cl& x, bool upper) {
 Rcpp::NumericMatrix cpp_chol(Rcpp::NumericMatrix x, bool upper, bool device) {
   if (device) {
 #ifdef CLBAYES_OPENCL
-    cl_ops::matrix_cl dx = upload(x);
-    // R left the NA/Inf check to the device (R/chol.R); the host scan that
-    // names the kind of value runs only when there is one.
-    if (cl_ops::has_nonfinite(dx)) glue::stop_nonfinite(x, "x");
-    return download(chol_device(dx, upper));
+    return chol_host(x, upper, la::tuned_settings());
 #else
     glue::stop_no_opencl();
 #endif
@@ -81,42 +94,45 @@ SEXP cpp_chol_grad_gpu(SEXP L, SEXP L_adj) {
       "L_adj", "gives a gradient with infinite values (overflow)")));
 }
 
-// Test hook (tests/testthat/test-chol.R, test-linalg.R): sets the named
-// fields of linalg::cholesky_tuning (outer_block, outer_block_large,
-// large_from, panel, leaf, lookahead, panel_recursive, trailing_chunks,
-// trailing_reserve, panel_trsm, leaf_solve_rows) and of linalg::gemm_tuning (gemm_kernel,
-// gemm_small_below_pct, gemm_stream_k_per_unit, gemm_narrow_cols) and returns their previous
-// values, so that the tests reach every device path at small n and
-// restore the defaults afterwards.
-// [[Rcpp::export(.cpp_linalg_tuning)]]
-Rcpp::IntegerVector cpp_linalg_tuning(Rcpp::IntegerVector values) {
-  la::cholesky_tuning& s = la::cholesky_settings();
-  std::vector<std::pair<const char*, int*>> fields = {
-      {"outer_block", &s.outer_block},         {"outer_block_large", &s.outer_block_large},
-      {"large_from", &s.large_from},           {"panel", &s.panel},
-      {"leaf", &s.leaf},                       {"lookahead", &s.lookahead},
-      {"panel_recursive", &s.panel_recursive}, {"trailing_chunks", &s.trailing_chunks},
-      {"trailing_reserve", &s.trailing_reserve}, {"panel_trsm", &s.panel_trsm},
-      {"leaf_solve_rows", &s.leaf_solve_rows}};
+// Test hook (tests/testthat/test-chol.R): the factor of x on the device
+// with the selected device's linalg_settings, modified by the named values
+// (outer_block, outer_block_large, large_from, leaf_rows, leaf_threads,
+// trailing_reserve, gemm_narrow_cols, gemm_small_below_pct), so that the
+// tests reach several panels of the schedule at small n: from host memory
+// (`host`, gpu_chol()'s path for a matrix) or from a device copy (its path
+// for a gpu_matrix).
+// [[Rcpp::export(.cpp_chol_tuned)]]
+Rcpp::NumericMatrix cpp_chol_tuned(Rcpp::NumericMatrix x, Rcpp::IntegerVector values,
+                                   bool upper, bool host) {
 #ifdef CLBAYES_OPENCL
-  la::gemm_tuning& g = la::gemm_settings();
-  fields.insert(fields.end(), {{"gemm_kernel", &g.kernel},
-                               {"gemm_small_below_pct", &g.small_below_pct},
-                               {"gemm_stream_k_per_unit", &g.stream_k_per_unit},
-                               {"gemm_narrow_cols", &g.narrow_cols}});
-#endif
+  la::linalg_settings s = la::tuned_settings();
+  const std::vector<std::pair<const char*, int*>> fields = {
+      {"outer_block", &s.cholesky.outer_block},
+      {"outer_block_large", &s.cholesky.outer_block_large},
+      {"large_from", &s.cholesky.large_from},
+      {"leaf_rows", &s.cholesky.leaf_rows},
+      {"leaf_threads", &s.cholesky.leaf_threads},
+      {"trailing_reserve", &s.cholesky.trailing_reserve},
+      {"gemm_narrow_cols", &s.gemm.narrow_cols},
+      {"gemm_small_below_pct", &s.gemm.small_below_pct}};
   Rcpp::CharacterVector names =
       values.size() > 0 ? Rcpp::CharacterVector(values.names()) : Rcpp::CharacterVector();
-  Rcpp::IntegerVector old(values.size());
-  old.names() = names;
   for (R_xlen_t i = 0; i < values.size(); ++i) {
     const std::string name = Rcpp::as<std::string>(names[i]);
     int* field = nullptr;
     for (const auto& f : fields)
       if (name == f.first) field = f.second;
     if (field == nullptr) Rcpp::stop("unknown linear algebra setting `" + name + "`");
-    old[i] = *field;
     *field = values[i];
   }
-  return old;
+  if (host) return chol_host(x, upper, s);
+  cl_ops::matrix_cl l = la::cholesky(upload(x), s);
+  return download(upper ? cl_ops::transpose(l) : std::move(l));
+#else
+  (void)x;
+  (void)values;
+  (void)upper;
+  (void)host;
+  glue::stop_no_opencl();
+#endif
 }

@@ -39,22 +39,19 @@ Rcpp::NumericVector cpp_sum_gpu(SEXP ptr, std::string method, std::string precis
 }
 
 // Test hook (tests/testthat/test-reduce.R): the device path with explicit
-// knobs, c(kernel, vector_width, unroll, work_group, groups, fuse) as in
-// reduce::device::tuning (kernel 1 legacy, 2 stream; 0 / -1: the default),
-// so that the tests reach every variant of the stream kernel.
+// settings, c(block, work_group, p_max) as in reduce::device::settings (0:
+// the device's), so that the tests reach many levels of the launch
+// sequence at small n.
 // [[Rcpp::export(.cpp_sum_tuned)]]
 Rcpp::NumericVector cpp_sum_tuned(Rcpp::NumericVector x, std::string method,
                                   std::string precision, Rcpp::IntegerVector knobs) {
 #ifdef CLBAYES_OPENCL
   namespace rd = clbayes::reduce;
-  if (knobs.size() != 6) Rcpp::stop("`knobs` must have 6 values");
-  rd::device::tuning t;
-  t.kernel = static_cast<rd::device::kernel_kind>(knobs[0]);
-  t.vector_width = knobs[1];
-  t.unroll = knobs[2];
-  t.work_group = knobs[3];
-  t.groups = knobs[4];
-  t.fuse = knobs[5];
+  if (knobs.size() != 3) Rcpp::stop("`knobs` must have 3 values");
+  rd::device::settings t = rd::device::tuned_settings();
+  if (knobs[0] != 0) t.block = knobs[0];
+  if (knobs[1] != 0) t.work_group = knobs[1];
+  if (knobs[2] != 0) t.p_max = knobs[2];
   const rd::sum_method m = rd::parse_method(method);
   const rd::sum_precision p = rd::parse_precision(precision);
   const bool single = p == rd::sum_precision::single_precision;

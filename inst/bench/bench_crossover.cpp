@@ -2,7 +2,8 @@
 // gpu_chol_grad(), gpu_tri_inv(), gpu_tri_solve() and gpu_tcrossprod() on
 // an R matrix, the CPU path (Eigen, with OpenMP as the package builds it)
 // against the device path with its copies in and out (the staged copies of
-// opencl/pinned_transfer.hpp, which src/glue.hpp makes), at growing n. The
+// opencl/pinned_transfer.hpp, which src/glue.hpp makes; for gpu_chol() the
+// streamed copies of linalg/cholesky_host.hpp), at growing n. The
 // clbayes.threshold.* defaults (R/chol.R, R/linalg.R) are the "device from"
 // column measured on the GPU machine.
 //
@@ -13,6 +14,7 @@
 
 #include "linalg_tune.hpp"
 
+#include <clbayes/linalg/cholesky_host.hpp>
 #include <clbayes/linalg/tri_inverse.hpp>
 #include <clbayes/opencl/pinned_transfer.hpp>
 
@@ -26,9 +28,12 @@ struct routine {
   // The inputs at order n (y empty for one-argument routines).
   std::function<std::pair<Eigen::MatrixXd, Eigen::MatrixXd>(int)> inputs;
   // The CPU path, as the glue runs it, and the device work on device
-  // copies of the inputs.
+  // copies of the inputs; or, where the glue does not copy in, compute and
+  // copy out (gpu_chol(): linalg/cholesky_host.hpp), the whole device path
+  // from host to host.
   host_fn cpu;
   device_fn device;
+  host_fn host_to_host = nullptr;
 };
 
 // The device result of f applied to device copies of the host inputs, read
@@ -77,9 +82,11 @@ int main(int argc, char** argv) {
            la::cholesky_in_place(m);
            return w;
          },
-         [](const matrix_cl& x, const matrix_cl&) {
-           if (cl_ops::has_nonfinite(x)) throw std::runtime_error("non-finite");
-           return la::cholesky(x);
+         nullptr,
+         [](const Eigen::MatrixXd& a, const Eigen::MatrixXd&) {
+           Eigen::MatrixXd l(a.rows(), a.cols());
+           la::cholesky_host(a.data(), int(a.rows()), int(a.cols()), false, l.data());
+           return l;
          }},
         {"chol_grad", [&](int n) { return std::make_pair(factor(n), random_lower(n, unsigned(n))); },
          [](const Eigen::MatrixXd& l, const Eigen::MatrixXd& adj) { return la::cholesky_grad(l, adj); },
@@ -108,7 +115,7 @@ int main(int argc, char** argv) {
         const auto in = r.inputs(n);
         const Eigen::MatrixXd& x = in.first;
         const Eigen::MatrixXd& y = in.second;
-        auto device = [&] { return staged(r.device, x, y); };
+        auto device = [&] { return r.host_to_host ? r.host_to_host(x, y) : staged(r.device, x, y); };
         const Eigen::MatrixXd ref = r.cpu(x, y), got = device();
         const double err = max_abs(got - ref) / std::max(1e-300, max_abs(ref));
         const double t_cpu = time_ms(reps, [&] { Eigen::MatrixXd o = r.cpu(x, y); });

@@ -11,27 +11,22 @@
 // Options: --reps R (timed runs, median reported; default 5)
 //          --cpu-max N (largest n for the CPU path and CPU comparisons; 4096)
 //          --tune (sweep the tiles of both GEMM kernels at n = 4096, then the
-//                  Cholesky paths at n = 8192 and the gradient block size,
+//                  Cholesky settings at n = 8192, the outer block at the
+//                  largest n >= 12288 and the gradient block size,
 //                  keeping the best of each)
-//          --chol-block B --partition P --grad-block G --diag-block D
-//          --gemm-kernel 1|2 --outer-block NB (0: first Cholesky path)
-//          --panel 0|1 --inner-partition P --small-below PCT
-//          --pinned-chunk-kb K --pinned-threads T (pinned staging copies)
-//          --leaf 1|2 --leaf-t T --lookahead 0|1 --outer-block-large NB
-//          --panel-recursive 0|1 --trailing-chunks C --trailing-reserve U
-//          --panel-trsm 0|1 (the chain on the diagonal block only)
-//          --stream-k G (Stream-K GEMM on G work groups per compute unit; 0: off)
-//          --narrow-cols C --narrow-tm 64|128 (narrow GEMM tiles up to C columns)
-//          --leaf 3 --leaf-solve-rows R (leaf and panel solve in one launch)
-//          --profile (per-phase device times of the Cholesky at each n)
-//          --panel-share S (cholesky_tuning::panel_share)
 //          --tune-gemm (the GEMM tile sweep of --tune alone, at n = 4096)
-//          --mma 0|1 (kernel 2 on the FP64 tensor cores where available)
-//          --tune-share (sweep outer block x units reserved x panel share
-//                        at each n >= 4096, from the settings given)
-// The table puts the first Cholesky path (kernel 1, recursion over the
-// whole matrix, as measured in RESULTS.md) and kernel 1's GEMM beside the
-// kept settings, and counts the kernel launches of one factorisation.
+//          --tune-share (sweep outer block x units reserved at each
+//                        n >= 4096, from the settings given)
+//          --profile (per-phase device times of the Cholesky at each n)
+// Settings (linalg/settings.hpp; default: the device's row of the table):
+//          --gemm-kernel tiled|double-buffered --large-tiles TM,TN,TK,WPTM,WPTN
+//          --small-below PCT --mma 0|1 (the FP64 tensor cores where the
+//          compiler builds them) --narrow-cols C --narrow-tm 64|128
+//          --outer-block NB --outer-block-large NB --large-from N
+//          --chol-block B --leaf-t T --trailing-reserve U --grad-block G
+//          --diag-block D
+//          --pinned-chunk-kb K --pinned-threads T (pinned staging copies)
+// The table counts the kernel launches of one factorisation.
 // Every result is verified before it is timed: Cholesky against Eigen's LLT
 // (n <= cpu-max) and by the residual max|L L^T - A| / max|A| computed on the
 // device (all n); the gradient against the Eigen blocked gradient
@@ -39,6 +34,7 @@
 
 #include "linalg_tune.hpp"
 
+#include <clbayes/linalg/cholesky_host.hpp>
 #include <clbayes/opencl/pinned_transfer.hpp>
 
 int main(int argc, char** argv) {
@@ -46,104 +42,79 @@ int main(int argc, char** argv) {
   int reps = 5, cpu_max = 4096;
   bool tune = false, profile = false, tune_shares = false, tune_gemm_only = false;
   try {
+    cl_ops::context& ctx = cl_ops::context::instance();
+    ctx.require_device();
+    la::linalg_settings s = la::tuned_settings();
+    cl_ops::pinned_tuning pinned;
     for (int i = 1; i < argc; ++i) {
       std::string a = argv[i];
-      auto next = [&]() { if (i + 1 >= argc) throw std::runtime_error(a + " needs a value"); return std::atoi(argv[++i]); };
+      auto text = [&]() -> std::string {
+        if (i + 1 >= argc) throw std::runtime_error(a + " needs a value");
+        return argv[++i];
+      };
+      auto next = [&]() { return std::atoi(text().c_str()); };
       if (a == "--reps") reps = std::max(1, next());
       else if (a == "--cpu-max") cpu_max = next();
       else if (a == "--tune") tune = true;
-      else if (a == "--chol-block") {
-        set_leaf_block(next());
-      }
-      else if (a == "--leaf") la::cholesky_settings().leaf = next();
-      else if (a == "--leaf-t") cl_ops::kernels::cholesky_leaf.set_option("LEAF_T", next());
-      else if (a == "--lookahead") la::cholesky_settings().lookahead = next();
-      else if (a == "--panel-recursive") la::cholesky_settings().panel_recursive = next();
-      else if (a == "--trailing-chunks") la::cholesky_settings().trailing_chunks = next();
-      else if (a == "--trailing-reserve") la::cholesky_settings().trailing_reserve = next();
-      else if (a == "--outer-block-large") la::cholesky_settings().outer_block_large = std::max(0, next());
-      else if (a == "--profile") profile = true;
-      else if (a == "--tune-share") tune_shares = true;
       else if (a == "--tune-gemm") tune_gemm_only = true;
-      else if (a == "--mma") la::gemm_settings().mma = next();
-      else if (a == "--panel-share") la::cholesky_settings().panel_share = std::atof(argv[++i]);
-      else if (a == "--panel-trsm") la::cholesky_settings().panel_trsm = next();
-      else if (a == "--stream-k") la::gemm_settings().stream_k_per_unit = std::max(0, next());
-      else if (a == "--narrow-cols") la::gemm_settings().narrow_cols = std::max(0, next());
-      else if (a == "--narrow-tm") set_narrow_tm(next());
-      else if (a == "--leaf-solve-rows") la::cholesky_settings().leaf_solve_rows = next();
-      else if (a == "--panel") la::cholesky_settings().panel = next();
-      else if (a == "--pinned-chunk-kb") cl_ops::pinned_settings().chunk_bytes = std::size_t(std::max(1, next())) << 10;
-      else if (a == "--pinned-threads") cl_ops::pinned_settings().threads = next();
-      else if (a == "--partition") la::cholesky_settings().partition = std::max(2, next());
-      else if (a == "--grad-block") la::cholesky_grad_block_size() = std::max(1, next());
-      else if (a == "--diag-block") cl_ops::kernels::diag_inv.set_option("DIAG_BLOCK", next());
-      else if (a == "--gemm-kernel") la::gemm_settings().kernel = next();
-      else if (a == "--outer-block") la::cholesky_settings().outer_block = std::max(0, next());
-      else if (a == "--inner-partition") la::cholesky_settings().inner_partition = std::max(2, next());
-      else if (a == "--small-below") la::gemm_settings().small_below_pct = std::max(0, next());
+      else if (a == "--tune-share") tune_shares = true;
+      else if (a == "--profile") profile = true;
+      else if (a == "--gemm-kernel") s.gemm.kernel = parse_kernel(text());
+      else if (a == "--large-tiles") {
+        la::gemm_tiles& t = s.gemm.large;
+        if (std::sscanf(text().c_str(), "%d,%d,%d,%d,%d", &t.tm, &t.tn, &t.tk, &t.wptm, &t.wptn) != 5)
+          throw std::runtime_error("--large-tiles needs TM,TN,TK,WPTM,WPTN");
+      }
+      else if (a == "--small-below") s.gemm.small_below_pct = std::max(0, next());
+      else if (a == "--mma") s.gemm.tensor_cores = next() != 0;
+      else if (a == "--narrow-cols") s.gemm.narrow_cols = std::max(0, next());
+      else if (a == "--narrow-tm") { s.gemm.narrow.tm = next(); s.gemm.narrow.wptm = s.gemm.narrow.tm / 16; }
+      else if (a == "--outer-block") s.cholesky.outer_block = std::max(1, next());
+      else if (a == "--outer-block-large") s.cholesky.outer_block_large = std::max(0, next());
+      else if (a == "--large-from") s.cholesky.large_from = next();
+      else if (a == "--chol-block") s.cholesky.leaf_rows = next();
+      else if (a == "--leaf-t") s.cholesky.leaf_threads = next();
+      else if (a == "--trailing-reserve") s.cholesky.trailing_reserve = std::max(0, next());
+      else if (a == "--grad-block") s.cholesky.grad_block = std::max(1, next());
+      else if (a == "--diag-block") s.diag_block = next();
+      else if (a == "--pinned-chunk-kb") pinned.chunk_bytes = std::size_t(std::max(1, next())) << 10;
+      else if (a == "--pinned-threads") pinned.threads = next();
       else sizes.push_back(std::atoi(a.c_str()));
     }
     if (sizes.empty()) sizes = {1024, 2048, 4096, 8192, 16384};
-    // Kernel 1's tiles as tuned on the H200 (RESULTS.md), so that the
-    // first-path columns show that path at its best.
-    set_gemm({1, 128, 128, 16, 8, 8});
-    cl_ops::context& ctx = cl_ops::context::instance();
-    ctx.require_device();
     const auto& info = ctx.info();
     std::printf("device: %s (%s), %d compute units, %.1f GiB\n", info.name.c_str(),
                 info.platform_name.c_str(), info.compute_units, info.global_mem / 1073741824.0);
     auto print_options = [&](const char* when) {
-      const auto& g = cl_ops::kernels::gemm_nn;
-      const auto& d = cl_ops::kernels::gemm_db_nn;
-      std::printf("options %s: reps %d, GEMM kernel %d (small below %d%%, Stream-K groups per unit %d, narrow up to %d columns, TM %d), outer block %d, "
-                  "panel %d, leaf kernel %d, LEAF_T %d, look-ahead %d, panel by halves %d, trailing chunks %d, units reserved %d, diagonal chain %d, "
-                  "outer block large %d from %d, "
-                  "inner partition %d, partition %d, CHOLESKY_BLOCK %d, DIAG_BLOCK %d, grad block %d, "
-                  "kernel 1 TM %d TN %d TK %d WPTM %d WPTN %d, kernel 2 TM %d TN %d TK %d WPTM %d "
-                  "WPTN %d\n\n", when, reps, la::gemm_settings().kernel,
-                  la::gemm_settings().small_below_pct, la::gemm_settings().stream_k_per_unit,
-                  la::gemm_settings().narrow_cols, cl_ops::kernels::gemm_db_narrow_nn.option("TM"),
-                  la::cholesky_settings().outer_block,
-                  la::cholesky_settings().panel, la::cholesky_settings().leaf,
-                  cl_ops::kernels::cholesky_leaf.option("LEAF_T"), la::cholesky_settings().lookahead,
-                  la::cholesky_settings().panel_recursive, la::cholesky_settings().trailing_chunks,
-                  la::cholesky_settings().trailing_reserve, la::cholesky_settings().panel_trsm,
-                  la::cholesky_settings().outer_block_large, la::cholesky_settings().large_from,
-                  la::cholesky_settings().inner_partition,
-                  la::cholesky_settings().partition,
-                  cl_ops::kernels::cholesky_block.option("CHOLESKY_BLOCK"),
-                  cl_ops::kernels::diag_inv.option("DIAG_BLOCK"), la::cholesky_grad_block_size(),
-                  g.option("TM"), g.option("TN"), g.option("TK"), g.option("WPTM"), g.option("WPTN"),
-                  d.option("TM"), d.option("TN"), d.option("TK"), d.option("WPTM"), d.option("WPTN"));
+      std::printf("settings %s: reps %d, %s\n\n", when, reps, flags_of(s).c_str());
     };
     print_options("at start");
-    int gemm_kernel_kept = la::gemm_settings().kernel;
+    // The GEMM columns use the GEMM settings the GEMM sweep kept (without
+    // --tune: those given), the Cholesky its own.
+    la::gemm_settings gemm_kept = s.gemm;
     if (tune) {
       const int largest = *std::max_element(sizes.begin(), sizes.end());
-      tune_gemm(std::min(4096, largest), reps);
-      gemm_kernel_kept = la::gemm_settings().kernel;
-      tune_cholesky(std::min(8192, largest), largest >= 12288 ? largest : 0, reps);
+      tune_gemm(std::min(4096, largest), reps, s);
+      gemm_kept = s.gemm;
+      tune_cholesky(std::min(8192, largest), largest >= 12288 ? largest : 0, reps, s);
       print_options("kept");
     }
-    if (tune_gemm_only && !tune) tune_gemm(4096, reps);
+    if (tune_gemm_only && !tune) {
+      tune_gemm(4096, reps, s);
+      gemm_kept = s.gemm;
+    }
     if (tune_shares)
       for (int n : sizes)
-        if (n >= 4096) tune_share(n, reps);
-    const chol_cfg new_chol = get_chol();
-    const int new_outer_large = la::cholesky_settings().outer_block_large;  // set_chol overwrites it
-    // The GEMM columns use the kernel the GEMM sweep chose (without --tune:
-    // the default), the Cholesky its own.
-    const int new_kernel = gemm_kernel_kept;
+        if (n >= 4096) tune_share(n, reps, s);
 
     if (profile)
-      for (int n : sizes) profile_cholesky(upload(toeplitz(n)), "as set");
+      for (int n : sizes) profile_cholesky(upload(toeplitz(n)), "as set", s);
     std::printf("| n | chol device (ms) | chol GFLOP/s | chol + transfers, packed L (ms) | "
-                "chol + transfers, full L (ms) | chol + pinned transfers, full L (ms) | grad device (ms) | "
+                "chol + transfers, full L (ms) | chol + pinned transfers, full L (ms) | "
+                "chol host to host, streamed (ms) | streamed vs device L | grad device (ms) | "
                 "GEMM (ms) | GEMM GFLOP/s | CPU chol (ms) | CPU grad (ms) | chol err vs CPU | "
-                "chol residual | grad err vs CPU | GEMM err | chol launches | "
-                "first path: chol device (ms) | launches | GEMM kernel 1 (ms) |\n"
-                "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+                "chol residual | grad err vs CPU | GEMM err | chol launches |\n"
+                "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (int n : sizes) {
       clbayes::check_interrupt();
       const double nd = n;
@@ -151,9 +122,9 @@ int main(int argc, char** argv) {
       matrix_cl da = upload(a);
       // Verify first.
       matrix_cl dl;
-      const unsigned long long launches = launches_of([&] { dl = la::cholesky(da); });
+      const unsigned long long launches = launches_of([&] { dl = la::cholesky(da, s); });
       Eigen::MatrixXd l_dev = download(dl);
-      matrix_cl llt = la::multiply_transpose(dl);
+      matrix_cl llt = la::multiply_transpose(dl, s.gemm);
       const double resid = max_abs(download(cl_ops::subtract(llt, da))) / max_abs(a);
       const bool cpu = n <= cpu_max;
       double chol_err = NAN, grad_err = NAN, cpu_chol = NAN, cpu_grad = NAN;
@@ -163,94 +134,76 @@ int main(int argc, char** argv) {
       for (int i = 0; i < l_adj.size(); ++i) l_adj.data()[i] = norm(rng);
       l_adj = l_adj.triangularView<Eigen::Lower>();
       matrix_cl dl_adj = upload(l_adj);
-      matrix_cl dg = la::cholesky_grad(dl, dl_adj);
+      matrix_cl dg = la::cholesky_grad(dl, dl_adj, s);
       if (cpu) {
         Eigen::MatrixXd l_cpu = la::cholesky(a);
         chol_err = max_abs(l_dev - l_cpu) / max_abs(l_cpu);
-        Eigen::MatrixXd g_cpu = la::cholesky_grad(l_cpu, l_adj);
+        Eigen::MatrixXd g_cpu = la::cholesky_grad(l_cpu, l_adj, s.cholesky.grad_block);
         grad_err = max_abs(download(dg) - g_cpu) / max_abs(g_cpu);
         cpu_chol = time_ms(reps, [&] {
           Eigen::MatrixXd w = a;
           Eigen::Map<Eigen::MatrixXd> m(w.data(), n, n);
           la::cholesky_in_place(m);
         });
-        cpu_grad = time_ms(std::min(reps, 3), [&] { Eigen::MatrixXd g = la::cholesky_grad(l_cpu, l_adj); });
+        cpu_grad = time_ms(std::min(reps, 3), [&] {
+          Eigen::MatrixXd g = la::cholesky_grad(l_cpu, l_adj, s.cholesky.grad_block);
+        });
       }
       Eigen::MatrixXd b(n, n);
       for (int i = 0; i < b.size(); ++i) b.data()[i] = norm(rng);
       matrix_cl db = upload(b);
-      la::gemm_settings().kernel = new_kernel;
-      const double gemm_err = gemm_sample_error(a, b, la::multiply(da, db));
-      la::gemm_settings().kernel = new_chol.kernel;
+      const double gemm_err = gemm_sample_error(a, b, la::multiply(da, db, gemm_kept));
       // Then time.
-      const double t_chol = time_ms(reps, [&] { matrix_cl x = la::cholesky(da); finish(); });
+      const double t_chol = time_ms(reps, [&] { matrix_cl x = la::cholesky(da, s); finish(); });
       std::vector<double> packed_host(a.size());
       const double t_trans = time_ms(reps, [&] {
         matrix_cl x = cl_ops::to_matrix_cl(a.data(), n, n);
-        matrix_cl y = la::cholesky(x);
+        matrix_cl y = la::cholesky(x, s);
         cl_ops::from_matrix_cl(y, packed_host.data());  // packed lower triangle
       });
       // The same with the whole L read back (no packing): which is faster
       // depends on the bus and on host memory bandwidth.
       const double t_trans_full = time_ms(reps, [&] {
         matrix_cl x = cl_ops::to_matrix_cl(a.data(), n, n);
-        matrix_cl y = la::cholesky(x);
+        matrix_cl y = la::cholesky(x, s);
         y.set_view(clbayes::matrix_view::entire);
         cl_ops::from_matrix_cl(y, packed_host.data());
       });
       // The same through pinned staging buffers (opencl/pinned_transfer.hpp),
       // checked to give the same L bit for bit.
       auto chol_pinned = [&] {
-        matrix_cl x = cl_ops::to_matrix_cl_pinned(a.data(), n, n);
-        matrix_cl y = la::cholesky(x);
-        cl_ops::from_matrix_cl_pinned(y, packed_host.data());
+        matrix_cl x = cl_ops::to_matrix_cl_pinned(a.data(), n, n, pinned);
+        matrix_cl y = la::cholesky(x, s);
+        cl_ops::from_matrix_cl_pinned(y, packed_host.data(), pinned);
       };
       chol_pinned();
       const bool pinned_ok =
           Eigen::Map<Eigen::MatrixXd>(packed_host.data(), n, n).cwiseEqual(l_dev).all();
       double t_pinned = time_ms(reps, chol_pinned);
       if (!pinned_ok) t_pinned = NAN;
-      const double t_grad = time_ms(reps, [&] { matrix_cl x = la::cholesky_grad(dl, dl_adj); finish(); });
-      la::gemm_settings().kernel = new_kernel;
-      const double t_gemm = time_ms(reps, [&] { matrix_cl x = la::multiply(da, db); finish(); });
-      // The first path, side by side (verified by its residual, else nan).
-      set_chol(old_chol);
-      matrix_cl dl_old;
-      const unsigned long long launches_old = launches_of([&] { dl_old = la::cholesky(da); });
-      const double resid_old =
-          max_abs(download(cl_ops::subtract(la::multiply_transpose(dl_old), da))) / max_abs(a);
-      double t_chol_old = time_ms(reps, [&] { matrix_cl x = la::cholesky(da); finish(); });
-      if (!(resid_old < 1e-12)) t_chol_old = NAN;
-      const double gemm_err_old = gemm_sample_error(a, b, la::multiply(da, db));
-      double t_gemm_old = time_ms(reps, [&] { matrix_cl x = la::multiply(da, db); finish(); });
-      if (!(gemm_err_old < 1e-10)) t_gemm_old = NAN;
-      set_chol(new_chol);
-      la::cholesky_settings().outer_block_large = new_outer_large;
-      std::printf("| %d | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.1e | %.1e | %.1e | %.1e "
-                  "| %llu | %.2f | %llu | %.2f |\n",
-                  n, t_chol, nd * nd * nd / 3 / t_chol / 1e6, t_trans, t_trans_full, t_pinned, t_grad, t_gemm,
+      // Host to host with the transfers overlapped (linalg/cholesky_host.hpp,
+      // what gpu_chol() runs on a matrix), beside the copy-factor-copy of
+      // the column before, into the same host array.
+      auto chol_streamed = [&] { la::cholesky_host(a.data(), n, n, false, packed_host.data(), s, pinned); };
+      chol_streamed();
+      const double streamed_diff =
+          max_abs(Eigen::Map<Eigen::MatrixXd>(packed_host.data(), n, n) - l_dev) / max_abs(l_dev);
+      double t_streamed = time_ms(reps, chol_streamed);
+      if (!(streamed_diff < 1e-12)) t_streamed = NAN;
+      const double t_grad =
+          time_ms(reps, [&] { matrix_cl x = la::cholesky_grad(dl, dl_adj, s); finish(); });
+      const double t_gemm =
+          time_ms(reps, [&] { matrix_cl x = la::multiply(da, db, gemm_kept); finish(); });
+      std::printf("| %d | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.1e | %.2f | %.2f | %.2f | %.2f | %.2f | %.1e | %.1e | %.1e | %.1e "
+                  "| %llu |\n",
+                  n, t_chol, nd * nd * nd / 3 / t_chol / 1e6, t_trans, t_trans_full, t_pinned,
+                  t_streamed, streamed_diff, t_grad, t_gemm,
                   2 * nd * nd * nd / t_gemm / 1e6, cpu_chol, cpu_grad, chol_err, resid, grad_err,
-                  gemm_err, launches, t_chol_old, launches_old, t_gemm_old);
+                  gemm_err, launches);
       std::fflush(stdout);
     }
-    if (tune) {  // the settings as flags, to run again or to set as defaults
-      const auto& s = la::cholesky_settings();
-      const auto& g = la::gemm_settings();
-      const auto& d = cl_ops::kernels::gemm_db_nn;
-      std::printf("\nkept: --gemm-kernel %d --small-below %d --stream-k %d --narrow-cols %d "
-                  "--narrow-tm %d --outer-block %d --outer-block-large %d --panel %d --leaf %d "
-                  "--leaf-solve-rows %d --leaf-t %d --chol-block %d --lookahead %d --panel-recursive %d "
-                  "--trailing-chunks %d --trailing-reserve %d --panel-trsm %d --grad-block %d "
-                  "(kernel 2 TM %d TN %d TK %d WPTM %d WPTN %d; outer block large from %d)\n",
-                  g.kernel, g.small_below_pct, g.stream_k_per_unit, g.narrow_cols,
-                  cl_ops::kernels::gemm_db_narrow_nn.option("TM"), s.outer_block,
-                  s.outer_block_large, s.panel, s.leaf, s.leaf_solve_rows,
-                  cl_ops::kernels::cholesky_leaf.option("LEAF_T"),
-                  cl_ops::kernels::cholesky_leaf.option("CHOLESKY_BLOCK"), s.lookahead,
-                  s.panel_recursive, s.trailing_chunks, s.trailing_reserve, s.panel_trsm,
-                  la::cholesky_grad_block_size(), d.option("TM"), d.option("TN"), d.option("TK"),
-                  d.option("WPTM"), d.option("WPTN"), s.large_from);
-    }
+    if (tune)  // the settings as flags, to run again or to set as defaults
+      std::printf("\nkept: %s\n", flags_of(s).c_str());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_linalg: %s\n", e.what());
     return 1;

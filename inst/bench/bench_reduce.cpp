@@ -3,13 +3,10 @@
 //   ./bench_reduce [max_n] [reps] [table2_max_n] [mode]
 // defaults: max_n = 134217728 (2^27), reps = 15, table2_max_n = max_n,
 // mode = 1. Modes:
-//   0  everything below with a small stream sweep (slow devices: PoCL);
-//   1  everything below with the old full stream sweep;
-//   2  the target run (about a minute on an H200): verification, the
-//      headline, the call-latency breakdown, the variant sweep and the
-//      default's figure as 5 separate medians; reps >= 51 advised.
-// Two device kernels are compared side by side: "legacy" (the paper's
-// multi-level launches) and "stream" (one launch, the default).
+//   0, 1  everything below but the latency and the repeated defaults;
+//   2     the target run (about a minute on an H200): verification, the
+//         headline, the call latency and the default's figure as 5
+//         separate medians; reps >= 51 advised.
 //
 // Every device time is the whole gpu_sum call with the data on the device:
 // all launches and the root read back to the host (device::sum with a kept
@@ -17,21 +14,17 @@
 // warm-up; GB/s = 8 n / time for doubles (4 n for floats).
 //
 // 1. Verification: every device method and precision against the CPU path
-//    and a long-double reference, at several lengths (max errors printed).
+//    and a long-double reference, at several lengths (max errors printed),
+//    with the default settings and with small blocks (many levels).
 // 2. Headline at the largest power of two <= max_n: every method, both
 //    precisions, in GB/s, with the error of each result and of the
 //    sequential CPU Kahan loop (mode 0/1: also with the transfer).
 // 3. Latency (mode 2): what a call costs besides reading x: a 16-byte read
-//    alone, a short sum, and the kernel alone (20 launches back to back,
-//    one wait), for each way of waiting for the root.
-// 4. Sweep (mode 2): the stream kernel's knobs at the headline size, div2
-//    and kahan in double: vector width x unroll, then work group x groups
-//    per compute unit, then the best of both together.
-// 5. Table 3 of the paper (mode 0/1): problem sizes 65535 * 2^k by block
+//    alone and a short sum.
+// 4. Table 3 of the paper (mode 0/1): problem sizes 65535 * 2^k by block
 //    sizes 128 ... 2048, speedup over the sequential CPU Kahan loop, GB/s.
-// 6. Tuning (mode 0/1): block x work group (legacy), groups x work group x
-//    unroll (stream).
-// 7. Table 2 of the paper (mode 0/1): means of U(0, 1) and N(6, 1) data in
+// 5. Tuning (mode 0/1): block x work group.
+// 6. Table 2 of the paper (mode 0/1): means of U(0, 1) and N(6, 1) data in
 //    single precision, naive (CPU) vs kahan vs div2 (device) vs the double
 //    mean.
 
@@ -97,27 +90,18 @@ double rel(double v, long double ref) {
 const sum_method device_methods[] = {sum_method::kahan, sum_method::div2,
                                      sum_method::pairwise};
 
-device::tuning legacy_tuning() {
-  device::tuning t;
-  t.kernel = device::kernel_kind::legacy;
-  return t;
-}
-
-device::tuning stream_tuning(int groups = 0, int wg = 0, int unroll = 0, int fuse = -1,
-                             int vw = 0, int per_cu = 0) {
-  device::tuning t;
-  t.kernel = device::kernel_kind::stream;
-  t.groups = groups;
-  t.work_group = wg;
-  t.unroll = unroll;
-  t.fuse = fuse;
-  t.vector_width = vw;
-  t.groups_per_cu = per_cu;
+// The device's settings with this block (and work group and p_max, 0:
+// the device's).
+device::settings blocks(int block, int work_group = 0, int p_max = 0) {
+  device::settings t = device::tuned_settings();
+  t.block = block;
+  if (work_group > 0) t.work_group = work_group;
+  if (p_max > 0) t.p_max = p_max;
   return t;
 }
 
 // Seconds of one whole gpu_sum call (median of `runs` after a warm-up).
-double call_seconds(const cl::Buffer& xd, std::size_t n, sum_method m, const device::tuning& tune,
+double call_seconds(const cl::Buffer& xd, std::size_t n, sum_method m, const device::settings& tune,
                     device::workspace& ws, int runs) {
   return median_seconds(
       [&] { sink = device::sum(xd, n, true, m, sum_precision::double_precision, tune, &ws).sum; },
@@ -126,208 +110,37 @@ double call_seconds(const cl::Buffer& xd, std::size_t n, sum_method m, const dev
 
 double gbs(std::size_t n, double seconds) { return n * 8.0 / seconds / 1e9; }
 
-// GB/s of a sweep point, or 0 where the variant fails to build or launch
-// (a sweep goes on; the verification runs only the variants it names).
-double try_gbs(const cl::Buffer& xd, std::size_t n, sum_method m, const device::tuning& tune,
-               device::workspace& ws, int runs) {
-  try {
-    return gbs(n, call_seconds(xd, n, m, tune, ws, runs));
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "sweep point failed: %s\n", e.what());
-    return 0;
-  }
-}
-
-// The stream kernel alone: `launches` fused launches back to back, one wait
-// at the end; seconds per launch (median of `runs`).
-double kernel_only_seconds(const cl::Buffer& xd, std::size_t n, sum_method m,
-                           const device::tuning& tune, device::workspace& ws, int runs) {
-  device::stream_shape ss;
-  if (!device::choose_stream(tune, false, m == sum_method::kahan, n, ss) || !ss.fuse) return 0;
-  const int launches = 20;
-  cl::Buffer& ps = ws.get(0, (ss.groups + 1) * sizeof(double));
-  cl::Buffer& pc = ws.get(1, (ss.groups + 1) * sizeof(double));
-  cl::Buffer& counter = ws.get_zeroed(4, sizeof(cl_int));
-  cl::Buffer& result = ws.get(5, 2 * sizeof(double));
-  cl::CommandQueue& q = clbayes::opencl::context::instance().queue();
-  const int code = device::method_code(m);
-  return median_seconds(
-             [&] {
-               for (int l = 0; l < launches; ++l)
-                 device::launch_stream(ss, xd, n, true, code, false, ps, pc, counter, result);
-               q.finish();
-             },
-             runs) /
-         launches;
-}
-
-// 3. What a call costs besides reading x, for each way of waiting.
+// 3. What a call costs besides reading x.
 void latency_section(const cl::Buffer& xd, std::size_t hn, device::workspace& ws) {
-  struct way {
-    const char* name;
-    device::wait_kind wait;
-    int pinned;
-  };
-  const way ways[] = {{"pageable + clFinish (before)", device::wait_kind::finish, 0},
-                      {"pinned + clFinish", device::wait_kind::finish, 1},
-                      {"pageable + poll", device::wait_kind::poll, 0},
-                      {"pinned + poll", device::wait_kind::poll, 1}};
   const int runs = std::max(reps, 51);
-  cl::Buffer& result = ws.get(5, 2 * sizeof(double));
   const std::size_t small = std::min<std::size_t>(65536, hn);
-  std::printf("## Latency: microseconds per call by how the host waits for the root (median of %d)\n\n"
-              "| wait for the root | 16-byte read alone | div2, n = %zu | div2, n = 2^%d | "
-              "kahan, n = 2^%d |\n|---|---|---|---|---|\n",
-              runs, small, ceil_log2(hn), ceil_log2(hn));
-  for (const way& w : ways) {
-    device::tuning tune = stream_tuning();
-    tune.wait = w.wait;
-    tune.pinned = w.pinned;
-    const double t_read = median_seconds(
-        [&] { sink = device::read_root(result, result, 8, true, false, tune, ws); }, runs);
-    const double t_small = call_seconds(xd, small, sum_method::div2, tune, ws, runs);
-    const double t_div2 = call_seconds(xd, hn, sum_method::div2, tune, ws, runs);
-    const double t_kahan = call_seconds(xd, hn, sum_method::kahan, tune, ws, runs);
-    std::printf("| %s | %.1f | %.1f | %.1f (%.0f GB/s) | %.1f (%.0f GB/s) |\n", w.name,
-                t_read * 1e6, t_small * 1e6, t_div2 * 1e6, gbs(hn, t_div2), t_kahan * 1e6,
-                gbs(hn, t_kahan));
-  }
-  std::printf("\nthe kernel alone (20 launches back to back, one clFinish), default shape:\n\n");
-  for (sum_method m : {sum_method::div2, sum_method::kahan}) {
-    const double tk = kernel_only_seconds(xd, hn, m, stream_tuning(), ws, std::max(5, reps / 5));
-    std::printf("- %s: %.1f us a launch, %.0f GB/s\n", method_name(m), tk * 1e6, gbs(hn, tk));
-  }
-  std::printf("\n");
-}
-
-// 4. The stream kernel's knobs at the headline size; returns nothing, prints
-// the tables and the best setting of each method.
-void variant_sweep(const cl::Buffer& xd, std::size_t hn, device::workspace& ws,
-                   std::size_t max_wg) {
-  const int runs = std::max(reps, 51);
-  const int vws[] = {1, 2, 4};
-  const int unrolls[] = {2, 4, 8, 16};
-  const int wgs[] = {128, 256, 512, 1024};
-  const int per_cus[] = {1, 2, 4, 8, 16};
-  std::printf("## Sweep at n = %zu, double, stream kernel: GB/s of the whole call (median of "
-              "%d); defaults: vector width %d, unroll %d, work group %d, %d groups per compute "
-              "unit\n\n", hn, runs, device::default_vector_width_double, device::default_unroll,
-              device::default_stream_work_group, device::default_groups_per_cu);
-  for (sum_method m : {sum_method::div2, sum_method::kahan}) {
-    std::printf("### %s\n\nvector width (rows) x unroll (columns), default grid:\n\n| vw |",
-                method_name(m));
-    for (int u : unrolls) std::printf(" unroll %d |", u);
-    std::printf("\n|---|---|---|---|---|\n");
-    double best_a = 0;
-    int best_vw = 0, best_u = 0;
-    for (int vw : vws) {
-      std::printf("| double%d |", vw);
-      for (int u : unrolls) {
-        const double g = try_gbs(xd, hn, m, stream_tuning(0, 0, u, -1, vw), ws, runs);
-        if (g > best_a) {
-          best_a = g;
-          best_vw = vw;
-          best_u = u;
-        }
-        std::printf(" %.0f |", g);
-      }
-      std::printf("\n");
-    }
-    std::printf("\nwork group (rows) x groups per compute unit (columns; groups = the power "
-                "of two <= that x CUs), default vector width and unroll:\n\n| wg |");
-    for (int c : per_cus) std::printf(" %d/CU |", c);
-    std::printf("\n|---|---|---|---|---|---|\n");
-    double best_b = 0;
-    int best_wg = 0, best_c = 0;
-    for (int w : wgs) {
-      if (static_cast<std::size_t>(w) > max_wg) continue;
-      std::printf("| %d |", w);
-      for (int c : per_cus) {
-        const double g = try_gbs(xd, hn, m, stream_tuning(0, w, 0, -1, 0, c), ws, runs);
-        if (g > best_b) {
-          best_b = g;
-          best_wg = w;
-          best_c = c;
-        }
-        std::printf(" %.0f |", g);
-      }
-      std::printf("\n");
-    }
-    const device::tuning both = stream_tuning(0, best_wg, best_u, -1, best_vw, best_c);
-    double meds[3];
-    for (double& md : meds) md = try_gbs(xd, hn, m, both, ws, runs);
-    std::sort(meds, meds + 3);
-    std::printf("\nbest %s: double%d, unroll %d (%.0f GB/s); work group %d, %d per CU (%.0f "
-                "GB/s); together: %.0f %.0f %.0f GB/s (3 medians)\n\n", method_name(m), best_vw,
-                best_u, best_a, best_wg, best_c, best_b, meds[0], meds[1], meds[2]);
-  }
+  cl::Buffer& root = ws.get(0, 2 * sizeof(double));
+  const double t_read =
+      median_seconds([&] { sink = device::read_root(root, root, true, false, ws); }, runs);
+  const double t_small = call_seconds(xd, small, sum_method::div2, device::tuned_settings(), ws, runs);
+  std::printf("## Latency: microseconds per call (median of %d)\n\n"
+              "| 16-byte read alone (pinned, clFinish) | div2, n = %zu |\n|---|---|\n"
+              "| %.1f | %.1f |\n\n",
+              runs, small, t_read * 1e6, t_small * 1e6);
 }
 
 // The default choice of gpu_sum, 5 separate medians per method: the spread.
 void repeated_defaults(const cl::Buffer& xd, std::size_t hn, device::workspace& ws) {
   const int runs = std::max(reps, 51);
   std::printf("## Defaults at n = %zu, double: GB/s of the whole call, 5 separate medians of %d "
-              "calls (legacy kernel for comparison)\n\n| method | kernel | 1 | 2 | 3 | 4 | 5 | "
-              "median |\n|---|---|---|---|---|---|---|---|\n", hn, runs);
-  for (sum_method m : device_methods)
-    for (int k = 0; k < 2; ++k) {
-      const device::tuning tune = k == 0 ? device::tuning() : legacy_tuning();
-      double g[5];
-      std::printf("| %s | %s |", method_name(m), k == 0 ? "default" : "legacy");
-      for (double& v : g) {
-        v = gbs(hn, call_seconds(xd, hn, m, tune, ws, runs));
-        std::printf(" %.0f |", v);
-      }
-      std::sort(g, g + 5);
-      std::printf(" %.0f |\n", g[2]);
+              "calls\n\n| method | 1 | 2 | 3 | 4 | 5 | median |\n|---|---|---|---|---|---|---|\n",
+              hn, runs);
+  for (sum_method m : device_methods) {
+    double g[5];
+    std::printf("| %s |", method_name(m));
+    for (double& v : g) {
+      v = gbs(hn, call_seconds(xd, hn, m, device::tuned_settings(), ws, runs));
+      std::printf(" %.0f |", v);
     }
-  std::printf("\n");
-}
-
-// GB/s of the stream kernel over its knobs at the headline size hn, then
-// fused vs unfused at each method's best setting; prints the best settings.
-void stream_sweep(const cl::Buffer& xd, std::size_t hn, device::workspace& ws,
-                  std::size_t max_wg, bool full) {
-  const std::vector<int> groups = full ? std::vector<int>{256, 512, 1024, 2048}
-                                       : std::vector<int>{0};
-  const std::vector<int> wgs = full ? std::vector<int>{128, 256, 512} : std::vector<int>{0};
-  const std::vector<int> unrolls = full ? std::vector<int>{2, 4, 8} : std::vector<int>{2, 4};
-  const sum_precision dp = sum_precision::double_precision;
-  std::printf("## Tuning at n = %zu, double, stream kernel (fused): GB/s by groups x work "
-              "group (rows) and unroll (columns); 0 = default\n\n", hn);
-  for (sum_method m : {sum_method::div2, sum_method::kahan}) {
-    std::printf("%s:\n\n| groups | wg |", method_name(m));
-    for (int u : unrolls) std::printf(" unroll %d |", u);
-    std::printf("\n|---|---|");
-    for (std::size_t i = 0; i < unrolls.size(); ++i) std::printf("---|");
-    std::printf("\n");
-    double best = 0;
-    device::tuning best_tune = stream_tuning();
-    for (int g : groups)
-      for (int w : wgs) {
-        if (static_cast<std::size_t>(w) > max_wg) continue;
-        std::printf("| %d | %d |", g, w);
-        for (int u : unrolls) {
-          const device::tuning tune = stream_tuning(g, w, u, 1);
-          const double t = median_seconds(
-              [&] { sink = device::sum(xd, hn, true, m, dp, tune, &ws).sum; }, reps);
-          const double gbs = hn * 8.0 / t / 1e9;
-          if (gbs > best) {
-            best = gbs;
-            best_tune = tune;
-          }
-          std::printf(" %.1f |", gbs);
-        }
-        std::printf("\n");
-      }
-    device::tuning unfused = best_tune;
-    unfused.fuse = 0;
-    const double tu = median_seconds(
-        [&] { sink = device::sum(xd, hn, true, m, dp, unfused, &ws).sum; }, reps);
-    std::printf("\nbest %s: groups %d, wg %d, unroll %d: %.1f GB/s fused, %.1f GB/s with a "
-                "second launch (fuse 0)\n\n", method_name(m), best_tune.groups,
-                best_tune.work_group, best_tune.unroll, best, hn * 8.0 / tu / 1e9);
+    std::sort(g, g + 5);
+    std::printf(" %.0f |\n", g[2]);
   }
+  std::printf("\n");
 }
 
 }  // namespace
@@ -337,7 +150,6 @@ int main(int argc, char** argv) {
   if (argc > 2) reps = std::max(1, std::atoi(argv[2]));
   std::size_t t2_max = argc > 3 ? std::strtoull(argv[3], nullptr, 10) : max_n;
   const int mode = argc > 4 ? std::atoi(argv[4]) : 1;
-  const bool full_sweep = mode == 1;
   const bool target = mode == 2;
   if (max_n < 65535) max_n = 65535;
   try {
@@ -361,19 +173,12 @@ int main(int argc, char** argv) {
 
     // 1. verification
     std::printf("## Verification (U(0,1) data; relative errors)\n\n");
-    std::printf("| n | method | precision | kernel | vs CPU path | vs long double |\n"
-                "|---|---|---|---|---|---|\n");
-    // Kernels checked: legacy, the stream default, and stream shapes that
-    // exercise a long binary counter (few groups), 8 loads in flight, the
-    // unfused second launch and many groups per last-group item.
-    // vw1 u16 and vw4 u2 check the other vector widths; "g1 u1" a long
-    // binary counter, up to the full LSTACK (the grid grows past it).
-    const char* variant_names[] = {"legacy", "stream", "stream g1 u1", "stream vw1 u16",
-                                   "stream vw4 u2", "stream unfused", "stream g2048 wg64"};
-    const device::tuning variants[] = {legacy_tuning(), stream_tuning(),
-                                       stream_tuning(1, 64, 1), stream_tuning(0, 0, 16, -1, 1),
-                                       stream_tuning(0, 0, 2, -1, 4), stream_tuning(0, 0, 0, 0),
-                                       stream_tuning(2048, 64, 2)};
+    std::printf("| n | method | precision | vs CPU path | vs long double |\n"
+                "|---|---|---|---|---|\n");
+    // The default settings, and small blocks (many levels, a padded last
+    // block at each).
+    const char* variant_names[] = {"default", "block 8, wg 2, p_max 4", "block 64, wg 1, p_max 8"};
+    const device::settings variants[] = {device::tuned_settings(), blocks(8, 2, 4), blocks(64, 1, 8)};
     const int n_variants = sizeof(variants) / sizeof(variants[0]);
     double worst_double[sizeof(variants) / sizeof(variants[0])] = {0};
     double worst_cpu_kahan = 0;
@@ -390,13 +195,14 @@ int main(int argc, char** argv) {
                                    : sum_precision::double_precision;
           sum_result c = cpu::sum(x.data(), n, m, p);
           for (int v = 0; v < n_variants; ++v) {
+            if (v > 0 && n > 1000003) continue;  // small blocks: many launches
             sum_result d = device::sum(single ? xf : xd, n, !single, m, p, variants[v], &ws);
             const double e_cpu = rel(d.sum, c.sum);
             const double e_ref = rel(d.sum, ref);
             if (!single) worst_double[v] = std::max(worst_double[v], e_ref);
-            if ((n == 1025 || n == 1000003 || n == max_n) && v < 2)
-              std::printf("| %zu | %s | %s | %s | %.2e | %.2e |\n", n, method_name(m),
-                          single ? "single" : "double", variant_names[v], e_cpu, e_ref);
+            if ((n == 1025 || n == 1000003 || n == max_n) && v == 0)
+              std::printf("| %zu | %s | %s | %.2e | %.2e |\n", n, method_name(m),
+                          single ? "single" : "double", e_cpu, e_ref);
           }
         }
     }
@@ -417,36 +223,31 @@ int main(int argc, char** argv) {
     std::printf("## n = %zu (2^%d)\n\n", hn, ceil_log2(hn));
     std::printf("sequential CPU Kahan loop (double): %.3f ms, %.2f GB/s, rel. error %.2e\n\n",
                 t_kahan * 1e3, hn * 8.0 / t_kahan / 1e9, rel(kahan_value, href));
-    std::printf("| method | precision | kernel | device ms | GB/s | speedup | rel. error | "
-                "with transfer ms | CPU path ms |\n|---|---|---|---|---|---|---|---|---|\n");
+    std::printf("| method | precision | device ms | GB/s | speedup | rel. error | "
+                "with transfer ms | CPU path ms |\n|---|---|---|---|---|---|---|---|\n");
     for (sum_method m : device_methods)
       for (int single = 0; single < 2; ++single) {
         sum_precision p = single ? sum_precision::single_precision
                                  : sum_precision::double_precision;
         const double tc = median_seconds([&] { sink = cpu::sum(x.data(), hn, m, p).sum; },
                                          cpu_runs);
-        for (int stream = 0; stream < 2; ++stream) {
-          const device::tuning tune = stream ? stream_tuning() : legacy_tuning();
-          sum_result r;
-          const double t = median_seconds(
-              [&] { r = device::sum(single ? xf : xd, hn, !single, m, p, tune, &ws); }, reps);
-          double tt = 0;
-          if (stream && !target)  // the transfer dominates; time it once per method
-            tt = median_seconds(
-                [&] {
-                  cl::Buffer b = device::upload(x.data(), hn, single);
-                  r = device::sum(b, hn, !single, m, p, tune, &ws);
-                },
-                cpu_runs);
-          char with_transfer[32] = "";
-          if (stream && !target)
-            std::snprintf(with_transfer, sizeof with_transfer, "%.2f", tt * 1e3);
-          std::printf("| %s | %s | %s | %.3f | %.1f | %.1f | %.2e | %s | %.2f |\n",
-                      method_name(m), single ? "single" : "double",
-                      stream ? "stream" : "legacy", t * 1e3,
-                      hn * (single ? 4.0 : 8.0) / t / 1e9, t_kahan / t, rel(r.sum, href),
-                      with_transfer, tc * 1e3);
+        sum_result r;
+        const double t = median_seconds(
+            [&] { r = device::sum(single ? xf : xd, hn, !single, m, p, device::tuned_settings(), &ws); },
+            reps);
+        char with_transfer[32] = "";
+        if (!target) {  // the transfer dominates; time it once per method
+          const double tt = median_seconds(
+              [&] {
+                cl::Buffer b = device::upload(x.data(), hn, single);
+                r = device::sum(b, hn, !single, m, p, device::tuned_settings(), &ws);
+              },
+              cpu_runs);
+          std::snprintf(with_transfer, sizeof with_transfer, "%.2f", tt * 1e3);
         }
+        std::printf("| %s | %s | %.3f | %.1f | %.1f | %.2e | %s | %.2f |\n", method_name(m),
+                    single ? "single" : "double", t * 1e3, hn * (single ? 4.0 : 8.0) / t / 1e9,
+                    t_kahan / t, rel(r.sum, href), with_transfer, tc * 1e3);
       }
     {
       const double tc = median_seconds([&] { sink = cpu::sum(x.data(), hn, sum_method::naive,
@@ -459,45 +260,37 @@ int main(int argc, char** argv) {
 
     if (target) {
       latency_section(xd, hn, ws);
-      variant_sweep(xd, hn, ws, info.max_work_group_size);
       repeated_defaults(xd, hn, ws);
       return 0;
     }
 
     // 5. Table 3
-    const int blocks[] = {128, 256, 512, 1024, 2048};
+    const int block_sizes[] = {128, 256, 512, 1024, 2048};
     for (sum_method m : {sum_method::div2, sum_method::kahan}) {
       std::printf("## Table 3 layout, %s in double: speedup over the CPU Kahan loop "
-                  "(GB/s in brackets); legacy kernel by block, then the stream kernel\n\n"
+                  "(GB/s in brackets) by block\n\n"
                   "| problem size |", method_name(m));
-      for (int b : blocks) std::printf(" %d |", b);
-      std::printf(" stream |\n|---|---|---|---|---|---|---|\n");
+      for (int b : block_sizes) std::printf(" %d |", b);
+      std::printf("\n|---|---|---|---|---|---|\n");
       for (std::size_t n = 65535; n <= max_n; n *= 2) {
         const double tk = median_seconds([&] { sink = kahan_loop(x.data(), n); },
                                          n > (std::size_t(1) << 24) ? 3 : 5);
         std::printf("| %zu |", n);
-        for (int b : blocks) {
-          device::tuning tune = legacy_tuning();
-          tune.block = b;
+        for (int b : block_sizes) {
+          const device::settings tune = blocks(b);
           const double t = median_seconds(
               [&] { sink = device::sum(xd, n, true, m, sum_precision::double_precision, tune, &ws).sum; },
               reps);
           std::printf(" %.1f (%.0f) |", tk / t, n * 8.0 / t / 1e9);
         }
-        const double ts = median_seconds(
-            [&] {
-              sink = device::sum(xd, n, true, m, sum_precision::double_precision,
-                                 stream_tuning(), &ws).sum;
-            },
-            reps);
-        std::printf(" %.1f (%.0f) |\n", tk / ts, n * 8.0 / ts / 1e9);
+        std::printf("\n");
       }
       std::printf("\n");
     }
 
     // 6. tuning
-    std::printf("## Tuning at n = %zu, double, legacy kernel: GB/s by block (rows) and work "
-                "group (columns)\n\n", hn);
+    std::printf("## Tuning at n = %zu, double: GB/s by block (rows) and work group "
+                "(columns)\n\n", hn);
     const int wgs[] = {64, 128, 256, 512, 1024};
     for (sum_method m : {sum_method::div2, sum_method::kahan}) {
       std::printf("%s:\n\n| block |", method_name(m));
@@ -510,9 +303,7 @@ int main(int argc, char** argv) {
             std::printf(" - |");
             continue;
           }
-          device::tuning tune = legacy_tuning();
-          tune.block = b;
-          tune.work_group = w;
+          const device::settings tune = blocks(b, w);
           const double t = median_seconds(
               [&] { sink = device::sum(xd, hn, true, m, sum_precision::double_precision, tune, &ws).sum; },
               reps);
@@ -522,7 +313,6 @@ int main(int argc, char** argv) {
       }
       std::printf("\n");
     }
-    stream_sweep(xd, hn, ws, info.max_work_group_size, full_sweep);
     xd = cl::Buffer();
     xf = cl::Buffer();
 
@@ -541,9 +331,9 @@ int main(int argc, char** argv) {
       for (std::size_t n = 8388480; n <= y.size(); n *= 2) {
         const sum_precision sp = sum_precision::single_precision;
         const double naive = cpu::sum(y.data(), n, sum_method::naive, sp).mean;
-        const double k = device::sum(yf, n, false, sum_method::kahan, sp, {}, &ws).mean;
-        const double d = device::sum(yf, n, false, sum_method::div2, sp, {}, &ws).mean;
-        const double pw = device::sum(yf, n, false, sum_method::pairwise, sp, {}, &ws).mean;
+        const double k = device::sum(yf, n, false, sum_method::kahan, sp, device::tuned_settings(), &ws).mean;
+        const double d = device::sum(yf, n, false, sum_method::div2, sp, device::tuned_settings(), &ws).mean;
+        const double pw = device::sum(yf, n, false, sum_method::pairwise, sp, device::tuned_settings(), &ws).mean;
         const double dbl = static_cast<double>(reference_sum(y.data(), n) / n);
         std::printf("| %s | %zu | %.6g | %.6g | %.6g | %.6g | %.6g |\n",
                     dist == 0 ? "U(0,1)" : "N(6,1)", n, naive, k, d, pw, dbl);

@@ -1,6 +1,8 @@
 // Helpers and tuning sweeps of bench_linalg.cpp (one translation unit:
-// included once, by that driver): timing, test matrices, the knobs of both
-// GEMM kernels and of the Cholesky paths, and the --tune sweeps.
+// included once, by that driver; bench_crossover and verify_gemm use the
+// helpers): timing, test matrices, and the --tune sweeps, which time
+// modified copies of the device's linalg_settings (linalg/settings.hpp)
+// and return the fastest.
 #ifndef CLBAYES_BENCH_LINALG_TUNE_HPP
 #define CLBAYES_BENCH_LINALG_TUNE_HPP
 
@@ -72,107 +74,90 @@ Eigen::MatrixXd download(const matrix_cl& m) {
 
 matrix_cl upload(const Eigen::MatrixXd& m) { return cl_ops::to_matrix_cl(m.data(), m.rows(), m.cols()); }
 
-// The GEMM objects of kernel 1 (kernels/gemm.hpp) or of kernel 2's
-// large-tile variant (kernels/gemm_db.hpp).
-void set_gemm(int kernel, const char* key, int v) {
-  namespace k = cl_ops::kernels;
-  if (kernel == 1)
-    for (auto* x : {&k::gemm_nn, &k::gemm_tn, &k::gemm_nt, &k::gemm_tt}) x->set_option(key, v);
-  else
-    for (auto* x : {&k::gemm_db_nn, &k::gemm_db_tn, &k::gemm_db_nt, &k::gemm_db_tt})
-      x->set_option(key, v);
+inline const char* kernel_name(la::gemm_kernel k) {
+  return k == la::gemm_kernel::tiled ? "tiled" : "double-buffered";
 }
 
-struct gemm_cfg { int kernel, tm, tn, tk, wm, wn; };
-
-void set_gemm(const gemm_cfg& c) {
-  set_gemm(c.kernel, "TM", c.tm); set_gemm(c.kernel, "TN", c.tn); set_gemm(c.kernel, "TK", c.tk);
-  set_gemm(c.kernel, "WPTM", c.wm); set_gemm(c.kernel, "WPTN", c.wn);
+inline la::gemm_kernel parse_kernel(const std::string& s) {
+  if (s == "tiled") return la::gemm_kernel::tiled;
+  if (s == "double-buffered") return la::gemm_kernel::double_buffered;
+  throw std::runtime_error("--gemm-kernel must be tiled or double-buffered, not " + s);
 }
 
-// One Cholesky configuration: GEMM kernel, outer block (0: the first
-// path, the recursion over the whole matrix), partition of the recursion
-// (of the whole matrix when outer = 0, of a diagonal block otherwise), leaf
-// CHOLESKY_BLOCK, small-tile GEMMs below this percentage of the compute
-// units in large tiles (gemm_tuning::small_below_pct), panels by the fused
-// leaf (1) or by the recursion (0) (cholesky_tuning::panel).
-// With panel = 1: the leaf kernel (lk: 1 cholesky_block_inv, 2
-// kernels/cholesky_leaf.hpp with lt work items per row), look-ahead on a
-// second queue (la), panels by halves (rec) and the trailing update in
-// `chunks` products on all but `reserve` compute units (with look-ahead).
-// trsm: the chain on the diagonal block only (cholesky_tuning::panel_trsm).
-struct chol_cfg {
-  int kernel, outer, partition, leaf, small, panel, lk = 1, lt = 8, la = 0, rec = 0, chunks = 1,
-      reserve = 0, trsm = 0, narrow = 0, narrow_tm = 128, lsr = 256;
-  double share = 0;  // cholesky_tuning::panel_share
+// One GEMM configuration: the kernel and its tiles (the large tiles of the
+// double-buffered kernel).
+struct gemm_cfg {
+  la::gemm_kernel kernel;
+  la::gemm_tiles tiles;
 };
 
-// The tile height of kernel 2's narrow variant (TM 128: 8 rows per work
-// item, 64: 4), with TN 32 and TK 16.
-void set_narrow_tm(int tm) {
-  namespace k = cl_ops::kernels;
-  for (auto* x : {&k::gemm_db_narrow_nn, &k::gemm_db_narrow_tn, &k::gemm_db_narrow_nt,
-                  &k::gemm_db_narrow_tt}) {
-    x->set_option("TM", tm);
-    x->set_option("WPTM", tm / 16);
-  }
+inline la::gemm_settings with(la::gemm_settings s, const gemm_cfg& c) {
+  s.kernel = c.kernel;
+  (c.kernel == la::gemm_kernel::tiled ? s.tiled : s.large) = c.tiles;
+  return s;
 }
 
-void set_leaf_block(int b) {
-  cl_ops::kernels::cholesky_block.set_option("CHOLESKY_BLOCK", b);
-  cl_ops::kernels::cholesky_block_inv.set_option("CHOLESKY_BLOCK", b);
-  cl_ops::kernels::cholesky_leaf.set_option("CHOLESKY_BLOCK", b);
+// One Cholesky configuration: GEMM kernel, panel width (outer block), the
+// leaf's rows (CHOLESKY_BLOCK) and work items per row (LEAF_T), small-tile
+// GEMMs below this percentage of the compute units in large tiles
+// (gemm_settings::small_below_pct), compute units left to the panel by the
+// trailing update (cholesky_settings::trailing_reserve) and the narrow
+// tiles up to `narrow` columns with tile height narrow_tm.
+struct chol_cfg {
+  la::gemm_kernel kernel;
+  int outer, leaf, lt, small, reserve, narrow, narrow_tm;
+};
+
+// The settings s with the configuration c (one outer block for every n).
+inline la::linalg_settings with(la::linalg_settings s, const chol_cfg& c) {
+  s.gemm.kernel = c.kernel;
+  s.gemm.small_below_pct = c.small;
+  s.gemm.narrow_cols = c.narrow;
+  s.gemm.narrow.tm = c.narrow_tm;
+  s.gemm.narrow.wptm = c.narrow_tm / 16;  // 4 rows per work item at 64
+  s.cholesky.outer_block = c.outer;
+  s.cholesky.outer_block_large = c.outer;
+  s.cholesky.leaf_rows = c.leaf;
+  s.cholesky.leaf_threads = c.lt;
+  s.cholesky.trailing_reserve = c.reserve;
+  return s;
 }
 
-void set_chol(const chol_cfg& c) {
-  la::gemm_settings().kernel = c.kernel;
-  la::gemm_settings().small_below_pct = c.small;
-  la::cholesky_settings().outer_block = c.outer;
-  la::cholesky_settings().outer_block_large = c.outer;  // the sweeps set one block per n
-  la::cholesky_settings().panel_share = c.share;
-  if (c.outer == 0) la::cholesky_settings().partition = c.partition;
-  else la::cholesky_settings().inner_partition = c.partition;
-  set_leaf_block(c.leaf);
-  la::cholesky_settings().panel = c.panel;
-  la::cholesky_settings().leaf = c.lk;
-  la::cholesky_settings().lookahead = c.la;
-  la::cholesky_settings().panel_recursive = c.rec;
-  la::cholesky_settings().trailing_chunks = c.chunks;
-  la::cholesky_settings().trailing_reserve = c.reserve;
-  la::cholesky_settings().panel_trsm = c.trsm;
-  la::cholesky_settings().leaf_solve_rows = c.lsr;
-  la::gemm_settings().narrow_cols = c.narrow;
-  set_narrow_tm(c.narrow_tm);
-  cl_ops::kernels::cholesky_leaf.set_option("LEAF_T", c.lt);
+inline chol_cfg chol_of(const la::linalg_settings& s) {
+  return {s.gemm.kernel, s.cholesky.outer_block, s.cholesky.leaf_rows, s.cholesky.leaf_threads,
+          s.gemm.small_below_pct, s.cholesky.trailing_reserve, s.gemm.narrow_cols,
+          s.gemm.narrow.tm};
 }
 
-chol_cfg get_chol() {
-  const auto& s = la::cholesky_settings();
-  return {la::gemm_settings().kernel, s.outer_block,
-          s.outer_block == 0 ? s.partition : s.inner_partition,
-          cl_ops::kernels::cholesky_block.option("CHOLESKY_BLOCK"),
-          la::gemm_settings().small_below_pct, s.panel, s.leaf,
-          cl_ops::kernels::cholesky_leaf.option("LEAF_T"), s.lookahead, s.panel_recursive,
-          s.trailing_chunks, s.trailing_reserve, s.panel_trsm, la::gemm_settings().narrow_cols,
-          cl_ops::kernels::gemm_db_narrow_nn.option("TM"), s.leaf_solve_rows, s.panel_share};
+// The settings as the command line of bench_linalg that sets them.
+inline std::string flags_of(const la::linalg_settings& s) {
+  const la::gemm_tiles& t = s.gemm.large;
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "--gemm-kernel %s --large-tiles %d,%d,%d,%d,%d --small-below %d --narrow-cols %d "
+                "--narrow-tm %d --mma %d --outer-block %d --outer-block-large %d --large-from %d "
+                "--chol-block %d --leaf-t %d --trailing-reserve %d --grad-block %d --diag-block %d",
+                kernel_name(s.gemm.kernel), t.tm, t.tn, t.tk, t.wptm, t.wptn,
+                s.gemm.small_below_pct, s.gemm.narrow_cols, s.gemm.narrow.tm,
+                s.gemm.tensor_cores ? 1 : 0, s.cholesky.outer_block,
+                s.cholesky.outer_block_large, s.cholesky.large_from, s.cholesky.leaf_rows,
+                s.cholesky.leaf_threads, s.cholesky.trailing_reserve, s.cholesky.grad_block,
+                s.diag_block);
+  return buf;
 }
-
-// The first device path as measured on the H200 (RESULTS.md): kernel 1
-// with its best tiles, recursion with partition 8 and leaf 64.
-chol_cfg old_chol = {1, 0, 8, 64, 0, 0};
 
 // Per-phase device time of one factorisation of `da` (after one warm-up),
 // from profiling events: launches, summed kernel time and the span from
 // the first start to the last end of each phase, and the whole span. With
 // look-ahead the phases overlap, so the sums can exceed the span.
-void profile_cholesky(const matrix_cl& da, const char* label) {
+void profile_cholesky(const matrix_cl& da, const char* label, const la::linalg_settings& s) {
   cl_ops::context& ctx = cl_ops::context::instance();
-  { matrix_cl x = la::cholesky(da); finish(); }
+  { matrix_cl x = la::cholesky(da, s); finish(); }
   ctx.set_profiling(true);
   std::vector<cl_ops::launch_record> rec;
   cl_ops::profile_sink() = &rec;
   const double t0 = now_ms();
-  { matrix_cl x = la::cholesky(da); finish(); ctx.side_queue().finish(); }
+  { matrix_cl x = la::cholesky(da, s); finish(); ctx.side_queue().finish(); }
   const double wall = now_ms() - t0;
   cl_ops::profile_sink() = nullptr;
   struct acc { unsigned long long count = 0; double busy = 0, first = 1e300, last = 0; };
@@ -223,327 +208,220 @@ double gemm_sample_error(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b, con
 }
 
 // Sweep tiles of both GEMM kernels at order n; keep the best of each and
-// make the faster kernel the one every product uses.
-inline void tune_gemm(int n, int reps) {
-  // Kernel 2 with 8 x 8 per work item in smaller groups (128 or 64 work
-  // items: two or more groups per compute unit, whose barriers do not
-  // stall each other), and TK 12 / 16 where the two buffers fit 48 KB.
+// make the faster kernel the one every product uses (in s.gemm).
+inline void tune_gemm(int n, int reps, la::linalg_settings& s) {
+  // The double-buffered kernel with 8 x 8 per work item in smaller groups
+  // (128 or 64 work items: two or more groups per compute unit, whose
+  // barriers do not stall each other), and TK 12 / 16 where the two
+  // buffers fit 48 KB.
+  using K = la::gemm_kernel;
+  const K tiled = K::tiled, db = K::double_buffered;
   const std::vector<gemm_cfg> cfgs = {
-      {1, 128, 128, 16, 8, 8}, {1, 64, 64, 16, 4, 4},
-      {2, 128, 128, 8, 8, 8},  {2, 128, 128, 4, 8, 8}, {2, 64, 128, 8, 4, 8},
-      {2, 128, 128, 8, 8, 4},  {2, 64, 64, 16, 4, 4},
-      {2, 64, 128, 8, 8, 8},   {2, 128, 64, 8, 8, 8},  {2, 64, 128, 12, 8, 8},
-      {2, 128, 64, 12, 8, 8},  {2, 64, 64, 8, 8, 8},   {2, 64, 64, 16, 8, 8},
-      {2, 128, 128, 6, 8, 8}};
+      {tiled, {128, 128, 16, 8, 8}}, {tiled, {64, 64, 16, 4, 4}},
+      {db, {128, 128, 8, 8, 8}},  {db, {128, 128, 4, 8, 8}}, {db, {64, 128, 8, 4, 8}},
+      {db, {128, 128, 8, 8, 4}},  {db, {64, 64, 16, 4, 4}},
+      {db, {64, 128, 8, 8, 8}},   {db, {128, 64, 8, 8, 8}},  {db, {64, 128, 12, 8, 8}},
+      {db, {128, 64, 12, 8, 8}},  {db, {64, 64, 8, 8, 8}},   {db, {64, 64, 16, 8, 8}},
+      {db, {128, 128, 6, 8, 8}}};
   std::mt19937 rng(1);
   std::normal_distribution<double> nd;
   Eigen::MatrixXd a(n, n), b(n, n);
   for (int i = 0; i < a.size(); ++i) { a.data()[i] = nd(rng); b.data()[i] = nd(rng); }
-  matrix_cl da = upload(a), db = upload(b);
+  matrix_cl da = upload(a), db_ = upload(b);
   const std::size_t max_wg = cl_ops::context::instance().info().max_work_group_size;
-  std::printf("GEMM tile sweep, n = %d (kernel 1: kernels/gemm.hpp, 2: kernels/gemm_db.hpp)\n\n"
+  std::printf("GEMM tile sweep, n = %d (tiled: kernels/gemm.hpp, double-buffered: "
+              "kernels/gemm_db.hpp)\n\n"
               "The first timing is multiply() (C allocated by each call), the second the "
-              "product into an existing C. mma: kernel 2 on the FP64 tensor cores.\n\n"
+              "product into an existing C. mma: on the FP64 tensor cores.\n\n"
               "| kernel | TM | TN | TK | WPTM | WPTN | mma | ms | GFLOP/s | ms, into C | "
               "GFLOP/s, into C | max rel err |\n"
               "|---|---|---|---|---|---|---|---|---|---|---|---|\n", n);
-  double best[3] = {1e300, 1e300, 1e300};
-  gemm_cfg best_cfg[3] = {cfgs[0], cfgs[0], cfgs[2]};
+  double best[2] = {1e300, 1e300};
+  gemm_cfg best_cfg[2] = {{tiled, s.gemm.tiled}, {db, s.gemm.large}};
   for (const gemm_cfg& c : cfgs) {
-    if (std::size_t(c.tm / c.wm) * (c.tn / c.wn) > max_wg) continue;
-    set_gemm(c);
-    la::gemm_settings().kernel = c.kernel;
+    const la::gemm_tiles& t = c.tiles;
+    if (std::size_t(t.tm / t.wptm) * (t.tn / t.wptn) > max_wg) continue;
+    const la::gemm_settings g = with(s.gemm, c);
+    const int k = static_cast<int>(c.kernel);
     try {
-      matrix_cl dc = la::multiply(da, db);
+      matrix_cl dc = la::multiply(da, db_, g);
       const double err = gemm_sample_error(a, b, dc);
-      const double ms = time_ms(reps, [&] { matrix_cl x = la::multiply(da, db); finish(); });
+      const double ms = time_ms(reps, [&] { matrix_cl x = la::multiply(da, db_, g); finish(); });
       // The kernel alone: into the C allocated above.
       const double ms_c = time_ms(reps, [&] {
-        la::gemm(dc, 0, 0, 0, la::gemm_block{&da}, la::gemm_block{&db}, n, n, n);
+        la::gemm(dc, 0, 0, 0, la::gemm_block{&da}, la::gemm_block{&db_}, n, n, n,
+                 la::gemm_options(g));
         finish();
       });
-      const int mma = c.kernel == 2 && cl_ops::kernels::gemm_db_nn.option("MMA");
-      std::printf("| %d | %d | %d | %d | %d | %d | %d | %.2f | %.2f | %.2f | %.2f | %.1e |\n",
-                  c.kernel, c.tm, c.tn, c.tk, c.wm, c.wn, mma, ms,
+      const int mma = la::internal::choose_kernel(false, false, n, n, 1, false, g).mma;
+      std::printf("| %s | %d | %d | %d | %d | %d | %d | %.2f | %.2f | %.2f | %.2f | %.1e |\n",
+                  kernel_name(c.kernel), t.tm, t.tn, t.tk, t.wptm, t.wptn, mma, ms,
                   2.0 * n * double(n) * n / ms / 1e6, ms_c, 2.0 * n * double(n) * n / ms_c / 1e6,
                   err);
-      if (err < 1e-10 && ms < best[c.kernel]) { best[c.kernel] = ms; best_cfg[c.kernel] = c; }
+      if (err < 1e-10 && ms < best[k]) { best[k] = ms; best_cfg[k] = c; }
     } catch (const std::exception& e) {
-      std::printf("| %d | %d | %d | %d | %d | %d | | failed: %s | | | | |\n", c.kernel, c.tm,
-                  c.tn, c.tk, c.wm, c.wn, e.what());
+      std::printf("| %s | %d | %d | %d | %d | %d | | failed: %s | | | | |\n",
+                  kernel_name(c.kernel), t.tm, t.tn, t.tk, t.wptm, t.wptn, e.what());
     }
   }
-  // Stream-K (gemm_tuning::stream_k_per_unit) on kernel 2's best tiles: as
-  // many groups as the device holds at once (1 to 4 per compute unit).
-  // Not with the tensor cores (no Stream-K schedule there).
-  set_gemm(best_cfg[2]);
-  la::gemm_settings().kernel = 2;
-  { matrix_cl probe = la::multiply(da, db); }  // selects MMA on the kept tiles
-  if (cl_ops::kernels::gemm_db_nn.option("MMA")) {
-    std::printf("\nStream-K: not swept (kernel 2 runs on the tensor cores)\n");
-  } else {
-  const int cus = cl_ops::context::instance().info().compute_units;
-  std::printf("\nStream-K, kernel 2 with the tiles kept below, n = %d\n\n"
-              "| groups per unit | groups | ms | GFLOP/s | max rel err |\n|---|---|---|---|---|\n", n);
-  int kept_sk = 0;
-  for (int per_unit : {1, 2, 3, 4}) {
-    const int sk = per_unit * cus;
-    la::gemm_settings().stream_k_per_unit = per_unit;
-    try {
-      const double err = gemm_sample_error(a, b, la::multiply(da, db));
-      const double ms = time_ms(reps, [&] { matrix_cl x = la::multiply(da, db); finish(); });
-      std::printf("| %d | %d | %.2f | %.2f | %.1e |\n", per_unit, sk, ms, 2.0 * n * double(n) * n / ms / 1e6,
-                  err);
-      if (err < 1e-10 && ms < best[2]) { best[2] = ms; kept_sk = per_unit; }
-    } catch (const std::exception& e) {
-      std::printf("| %d | %d | failed: %s | | |\n", per_unit, sk, e.what());
-    }
+  for (int k = 0; k < 2; ++k) {
+    const la::gemm_tiles& t = best_cfg[k].tiles;
+    s.gemm = with(s.gemm, best_cfg[k]);
+    std::printf("%s%s: kept TM=%d TN=%d TK=%d WPTM=%d WPTN=%d (%.2f ms)\n", k == 0 ? "\n" : "",
+                kernel_name(best_cfg[k].kernel), t.tm, t.tn, t.tk, t.wptm, t.wptn, best[k]);
   }
-  la::gemm_settings().stream_k_per_unit = kept_sk;
-  std::printf("\nkept Stream-K groups per compute unit %d (0: off)\n\n", kept_sk);
-  }
-  for (int k = 1; k <= 2; ++k) {
-    set_gemm(best_cfg[k]);
-    std::printf("%skernel %d: kept TM=%d TN=%d TK=%d WPTM=%d WPTN=%d (%.2f ms)\n", k == 1 ? "\n" : "",
-                k, best_cfg[k].tm, best_cfg[k].tn, best_cfg[k].tk, best_cfg[k].wm, best_cfg[k].wn,
-                best[k]);
-  }
-  la::gemm_settings().kernel = best[2] <= best[1] ? 2 : 1;
-  std::printf("products use kernel %d\n\n", la::gemm_settings().kernel);
-}
-
-// The leaf kernel of a row: "3 / rows" for the fused leaf and solve.
-std::string leaf_label(const chol_cfg& c) {
-  return c.lk == 3 ? "3 / " + std::to_string(c.lsr) : std::to_string(c.lk);
+  s.gemm.kernel = best[1] <= best[0] ? db : tiled;
+  std::printf("products use the %s kernel\n\n", kernel_name(s.gemm.kernel));
 }
 
 // Time one Cholesky configuration at order n (verified by its residual;
 // nan if that fails) and print its row of the sweep table.
-double sweep_row(const chol_cfg& c, const matrix_cl& da, double amax, int reps) {
-  set_chol(c);
+double sweep_row(const chol_cfg& c, const la::linalg_settings& base, const matrix_cl& da,
+                 double amax, int reps) {
+  const la::linalg_settings s = with(base, c);
   const int n = da.rows();
+  char cfg[200];
+  std::snprintf(cfg, sizeof cfg, "| %s | %d | %d | %d | %d | %d | %d x %d |",
+                kernel_name(c.kernel), c.outer, c.leaf, c.lt, c.small, c.reserve, c.narrow,
+                c.narrow_tm);
   try {
     matrix_cl dl;
-    const unsigned long long launches = launches_of([&] { dl = la::cholesky(da); });
-    matrix_cl llt = la::multiply_transpose(dl);
+    const unsigned long long launches = launches_of([&] { dl = la::cholesky(da, s); });
+    matrix_cl llt = la::multiply_transpose(dl, s.gemm);
     const double resid = max_abs(download(cl_ops::subtract(llt, da))) / amax;
-    double ms = time_ms(reps, [&] { matrix_cl x = la::cholesky(da); finish(); });
-    std::printf("| %d | %d | %d | %d | %d | %d | %s | %d | %d | %d | %d | %d | %g | %d | %d x %d | %.2f | %.1f | %llu | %.1e |\n",
-                c.kernel, c.outer, c.panel, c.partition, c.leaf, c.small, leaf_label(c).c_str(), c.lt, c.la, c.rec,
-                c.chunks, c.reserve, c.share, c.trsm, c.narrow, c.narrow_tm, ms,
-                double(n) * n * n / 3 / ms / 1e6, launches, resid);
+    double ms = time_ms(reps, [&] { matrix_cl x = la::cholesky(da, s); finish(); });
+    std::printf("%s %.2f | %.1f | %llu | %.1e |\n", cfg, ms, double(n) * n * n / 3 / ms / 1e6,
+                launches, resid);
     return resid < 1e-12 ? ms : NAN;
   } catch (const std::exception& e) {
-    std::printf("| %d | %d | %d | %d | %d | %d | %s | %d | %d | %d | %d | %d | %g | %d | %d x %d | failed: %s | | | |\n",
-                c.kernel, c.outer, c.panel, c.partition, c.leaf, c.small, leaf_label(c).c_str(), c.lt, c.la, c.rec,
-                c.chunks, c.reserve, c.share, c.trsm, c.narrow, c.narrow_tm, e.what());
+    std::printf("%s failed: %s | | | |\n", cfg, e.what());
     return NAN;
   }
 }
 
 const char* sweep_header =
-    "| GEMM kernel | outer block | panel | partition | CHOLESKY_BLOCK | small below % | "
-    "leaf kernel (3: / solve rows) | "
-    "LEAF_T | look-ahead | panel by halves | trailing chunks | units reserved | panel share | "
-    "diagonal chain | narrow cols x TM | ms | GFLOP/s | launches | residual |\n"
-    "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+    "| GEMM kernel | outer block | CHOLESKY_BLOCK | LEAF_T | small below % | units reserved | "
+    "narrow cols x TM | ms | GFLOP/s | launches | residual |\n"
+    "|---|---|---|---|---|---|---|---|---|---|---|\n";
 
-// Sweep the Cholesky paths at order n, greedily one knob group at a time,
-// each row verified by its residual: references (the first path, the panel
-// path as measured before: leaf 1, one queue, block by block); the leaf
-// kernel (CHOLESKY_BLOCK x LEAF_T); look-ahead x panel by halves x
-// trailing chunks; the outer block. Keep the fastest, print its phases and
-// the reference's. Then, at n_large (0: skip), the outer block alone, kept
-// as cholesky_tuning::outer_block_large. Then the gradient's block size.
-inline void tune_cholesky(int n, int n_large, int reps) {
+// Sweep the Cholesky settings at order n, greedily one knob group at a
+// time, each row verified by its residual: the leaf (CHOLESKY_BLOCK x
+// LEAF_T), the units reserved for the panel, the outer block, the narrow
+// tiles. Keep the fastest in s and print its phases. Then, at n_large (0:
+// skip), the outer block alone, kept as cholesky_settings::outer_block_large.
+// Then the gradient's block size.
+inline void tune_cholesky(int n, int n_large, int reps, la::linalg_settings& s) {
   Eigen::MatrixXd a = toeplitz(n);
   matrix_cl da = upload(a);
   const double amax = max_abs(a);
-  const int kb = la::gemm_settings().kernel;
-  const chol_cfg panel_ref = {kb, 512, 2, 32, 100, 1, 1, 8, 0, 0, 1};
-  std::printf("Cholesky sweep, n = %d (outer block 0: the first path)\n\n", n);
+  std::printf("Cholesky sweep, n = %d (first row: the settings at start)\n\n", n);
   std::fputs(sweep_header, stdout);
-  double best = 1e300, best_old = 1e300;
-  chol_cfg best_cfg = old_chol;  // if every new configuration failed
+  double best = 1e300;
+  const chol_cfg start = chol_of(s);
+  chol_cfg best_cfg = start;
   auto run = [&](const chol_cfg& c) {
-    const double ms = sweep_row(c, da, amax, reps);
+    const double ms = sweep_row(c, s, da, amax, reps);
     if (ms < best) { best = ms; best_cfg = c; }
-    if (c.kernel == 1 && c.outer == 0 && ms < best_old) { best_old = ms; old_chol = c; }
   };
-  run(old_chol);
-  run(panel_ref);
-  // Leaf kernels, with look-ahead and panels by halves.
-  chol_cfg base = {kb, 512, 2, 32, 100, 1, 1, 8, 1, 1, 1};
-  run(base);
+  run(start);
   for (auto leaf : {std::make_pair(32, 8), std::make_pair(32, 16), std::make_pair(32, 32),
                     std::make_pair(64, 8), std::make_pair(64, 16)}) {
-    chol_cfg c = base;
-    c.lk = 2;
+    chol_cfg c = start;
     c.leaf = leaf.first;
     c.lt = leaf.second;
-    run(c);
+    if (c.leaf != start.leaf || c.lt != start.lt) run(c);
   }
-  for (int lsr : {64, 256, 1024}) {  // leaf 3: leaf and solve in one launch
+  chol_cfg base = best_cfg;
+  for (int reserve : {0, 8, 24}) {
     chol_cfg c = base;
-    c.lk = 3;
-    c.leaf = 32;
-    c.lt = 32;
-    c.lsr = lsr;
-    run(c);
+    c.reserve = reserve;
+    if (reserve != base.reserve) run(c);
   }
   base = best_cfg;
-  for (int lak : {0, 1})
-    for (int rec : {0, 1})
-      for (int chunks : {1, 4})
-        for (int reserve : {0, 8, 24}) {
-          if (lak == 0 && (chunks > 1 || reserve > 0)) continue;
-          chol_cfg c = base;
-          c.la = lak;
-          c.rec = rec;
-          c.chunks = chunks;
-          c.reserve = reserve;
-          if (c.la != base.la || c.rec != base.rec || c.chunks != base.chunks ||
-              c.reserve != base.reserve)
-            run(c);
-        }
-  base = best_cfg;
-  for (int outer : {256, 384, 768, 1024}) {
+  for (int outer : {256, 384, 512, 768, 1024}) {
     chol_cfg c = base;
     c.outer = outer;
     if (outer != base.outer) run(c);
   }
-  // The chain on the diagonal block only (linalg/cholesky_trsm.hpp), with
-  // look-ahead and the kept leaf: outer block x units reserved (the chain
-  // is short, so fewer units may do), then panels by halves or not.
   base = best_cfg;
-  const chol_cfg best_panel = best_cfg;
-  chol_cfg best_trsm = base;
-  double best_trsm_ms = 1e300;
-  for (int outer : {256, 512, 768, 1024})
-    for (int reserve : {0, 4, 8, 16}) {
+  for (int narrow : {0, 32, 64})
+    for (int tm : {128, 64}) {
       chol_cfg c = base;
-      c.trsm = 1;
-      c.la = 1;
-      c.outer = outer;
-      c.reserve = reserve;
-      const double ms = sweep_row(c, da, amax, reps);
-      if (ms < best) { best = ms; best_cfg = c; }
-      if (ms < best_trsm_ms) { best_trsm_ms = ms; best_trsm = c; }
+      c.narrow = narrow;
+      c.narrow_tm = tm;
+      if (c.narrow != base.narrow || c.narrow_tm != base.narrow_tm) run(c);
     }
-  for (int chunks : {1, 4}) {
-    chol_cfg c = best_trsm;
-    c.rec = 1 - c.rec;
-    c.chunks = chunks;
-    run(c);
-  }
-  for (int lsr : {64, 256}) {  // the fused leaf on the diagonal chain
-    chol_cfg c = best_trsm;
-    c.lk = 3;
-    c.leaf = 32;
-    c.lt = 32;
-    c.lsr = lsr;
-    if (c.lk != best_trsm.lk || c.lsr != best_trsm.lsr) run(c);
-  }
-  // Kernel 2's narrow tiles (gemm_tuning::narrow_cols) for the products
-  // with few columns, on the best of each panel schedule.
-  for (const chol_cfg& b0 : {best_panel, best_trsm})
-    for (int narrow : {32, 64})
-      for (int tm : {128, 64}) {
-        chol_cfg c = b0;
-        c.narrow = narrow;
-        c.narrow_tm = tm;
-        run(c);
-      }
-  set_chol(best_cfg);
-  std::printf("\nkept GEMM kernel %d, outer block %d, panel %d, partition %d, CHOLESKY_BLOCK %d, "
-              "small below %d%%, leaf kernel %d, LEAF_T %d, look-ahead %d, panel by halves %d, "
-              "trailing chunks %d, units reserved %d, diagonal chain %d, narrow cols %d, narrow TM %d "
-              "(first path: %.2f ms, kept: %.2f ms)\n\n",
-              best_cfg.kernel, best_cfg.outer, best_cfg.panel, best_cfg.partition, best_cfg.leaf,
-              best_cfg.small, best_cfg.lk, best_cfg.lt, best_cfg.la, best_cfg.rec, best_cfg.chunks,
-              best_cfg.reserve, best_cfg.trsm, best_cfg.narrow, best_cfg.narrow_tm, best_old, best);
-  set_chol(panel_ref);
-  profile_cholesky(da, "panel path before (leaf 1, one queue, outer 512)");
-  set_chol(best_cfg);
-  profile_cholesky(da, "kept");
+  const int large = s.cholesky.outer_block_large, large_from = s.cholesky.large_from;
+  s = with(s, best_cfg);
+  s.cholesky.outer_block_large = large;
+  s.cholesky.large_from = large_from;
+  std::printf("\nkept %s kernel, outer block %d, CHOLESKY_BLOCK %d, LEAF_T %d, small below %d%%, "
+              "units reserved %d, narrow cols %d, narrow TM %d (%.2f ms)\n\n",
+              kernel_name(best_cfg.kernel), best_cfg.outer, best_cfg.leaf, best_cfg.lt,
+              best_cfg.small, best_cfg.reserve, best_cfg.narrow, best_cfg.narrow_tm, best);
+  profile_cholesky(da, "kept", s);
   if (n_large > 0) {
     Eigen::MatrixXd al = toeplitz(n_large);
     matrix_cl dal = upload(al);
     const double almax = max_abs(al);
-    std::printf("Outer block at n = %d (the rest as kept; rows with the other diagonal chain "
-                "setting, with look-ahead and 8 units reserved, for comparison only)\n\n",
-                n_large);
+    std::printf("Outer block at n = %d (the rest as kept)\n\n", n_large);
     std::fputs(sweep_header, stdout);
     double best_l = 1e300;
     int kept_l = best_cfg.outer;
     for (int outer : {1024, 1536, 2048, 2560, 3072}) {
       chol_cfg c = best_cfg;
       c.outer = outer;
-      const double ms = sweep_row(c, dal, almax, std::min(reps, 3));
+      const double ms = sweep_row(c, s, dal, almax, std::min(reps, 3));
       if (ms < best_l) { best_l = ms; kept_l = outer; }
     }
-    for (int outer : {512, 1024}) {
-      chol_cfg c = best_cfg;
-      c.trsm = 1 - c.trsm;
-      c.la = 1;
-      c.reserve = 8;
-      c.outer = outer;
-      sweep_row(c, dal, almax, std::min(reps, 3));
-    }
-    set_chol(best_cfg);
-    la::cholesky_settings().outer_block_large = kept_l;
-    la::cholesky_settings().large_from = (n + n_large) / 2;
-    std::printf("\nkept outer block %d from n = %d\n\n", kept_l, la::cholesky_settings().large_from);
-    profile_cholesky(dal, "kept");
+    s.cholesky.outer_block_large = kept_l;
+    s.cholesky.large_from = (n + n_large) / 2;
+    std::printf("\nkept outer block %d from n = %d\n\n", kept_l, s.cholesky.large_from);
+    profile_cholesky(dal, "kept", s);
   }
-  matrix_cl dl = la::cholesky(da);
-  matrix_cl dadj = la::multiply(dl, dl);  // any lower-triangular adjoint
+  matrix_cl dl = la::cholesky(da, s);
+  matrix_cl dadj = la::multiply(dl, dl, s.gemm);  // any lower-triangular adjoint
   std::printf("| grad block | ms |\n|---|---|\n");
   best = 1e300;
-  int best_g = 128;
+  int best_g = s.cholesky.grad_block;
   for (int g : {128, 256, 512, 1024}) {
-    la::cholesky_grad_block_size() = g;
-    const double ms = time_ms(reps, [&] { matrix_cl x = la::cholesky_grad(dl, dadj); finish(); });
+    la::linalg_settings sg = s;
+    sg.cholesky.grad_block = g;
+    const double ms = time_ms(reps, [&] { matrix_cl x = la::cholesky_grad(dl, dadj, sg); finish(); });
     std::printf("| %d | %.2f |\n", g, ms);
     if (ms < best) { best = ms; best_g = g; }
   }
-  la::cholesky_grad_block_size() = best_g;
+  s.cholesky.grad_block = best_g;
   std::printf("\nkept grad block %d\n\n", best_g);
 }
 
 // The trailing update's share of the device at order n (from the settings
-// as they are): outer block x units reserved x panel share
-// (cholesky_tuning::panel_share); keeps the fastest and prints its phases.
-inline void tune_share(int n, int reps) {
+// s): outer block x units reserved; keeps the fastest in s and prints its
+// phases.
+inline void tune_share(int n, int reps, la::linalg_settings& s) {
   Eigen::MatrixXd a = toeplitz(n);
   matrix_cl da = upload(a);
   const double amax = max_abs(a);
-  const int large = n >= la::cholesky_settings().large_from;
-  chol_cfg base = get_chol();
-  if (large) base.outer = la::cholesky_settings().outer_block_large;
+  const bool large = s.cholesky.outer_block_large > 0 && n >= s.cholesky.large_from;
+  chol_cfg base = chol_of(s);
+  if (large) base.outer = s.cholesky.outer_block_large;
   std::printf("Units reserved for the panel, n = %d\n\n", n);
   std::fputs(sweep_header, stdout);
   double best = 1e300;
   chol_cfg best_cfg = base;
-  // panel_share only at the smaller n: at 8192 it moved nothing beyond
-  // the noise (logs/history.md, H200 runs of 2026-11-24), and each row at 16384 costs seconds.
-  const std::vector<double> shares =
-      n >= la::cholesky_settings().large_from ? std::vector<double>{0.0}
-                                              : std::vector<double>{0.0, 1.0, 2.0};
   for (int outer : {512, 1024, 1536, 2048})
-    for (int reserve : {8, 16, 24, 32})
-      for (double share : shares) {
-        chol_cfg c = base;
-        c.outer = outer;
-        c.reserve = reserve;
-        c.share = share;
-        const double ms = sweep_row(c, da, amax, reps);
-        if (ms < best) { best = ms; best_cfg = c; }
-      }
-  set_chol(best_cfg);
-  std::printf("\nkept outer block %d, units reserved %d, panel share %g (%.2f ms)\n\n",
-              best_cfg.outer, best_cfg.reserve, best_cfg.share, best);
-  profile_cholesky(da, "kept");
+    for (int reserve : {8, 16, 24, 32}) {
+      chol_cfg c = base;
+      c.outer = outer;
+      c.reserve = reserve;
+      const double ms = sweep_row(c, s, da, amax, reps);
+      if (ms < best) { best = ms; best_cfg = c; }
+    }
+  s.cholesky.trailing_reserve = best_cfg.reserve;
+  (large ? s.cholesky.outer_block_large : s.cholesky.outer_block) = best_cfg.outer;
+  std::printf("\nkept outer block %d, units reserved %d (%.2f ms)\n\n", best_cfg.outer,
+              best_cfg.reserve, best);
+  profile_cholesky(da, "kept", s);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Verification of every device GEMM variant against Eigen, for devices the
-// R tests never see (the lent GPU has no R): kernel 2 with and without the
-// FP64 tensor cores (gemm_tuning::mma), large, small and narrow tiles, the
+// R tests never see (the lent GPU has no R): the double-buffered kernel with
+// and without the FP64 tensor cores (gemm_settings::tensor_cores), large,
+// small and narrow tiles, the tiled kernel, the
 // look-ahead's persistent launch, split-k, batches, the four op()
 // combinations, triangular views of the operands, lower-only C, and sizes
 // that are not multiples of the tiles. Also the Cholesky (residual and
@@ -32,9 +33,9 @@ double rel_err(const Eigen::MatrixXd& got, const Eigen::MatrixXd& ref) {
 
 // C(ci, cj block) = alpha op(A) op(B) + beta C over batch items, against
 // Eigen item by item.
-void check_gemm(const std::string& label, int m, int n, int k, bool ta, bool tb,
-                clbayes::matrix_view va, clbayes::matrix_view vb, bool lower_only, int batch,
-                int splits, int max_groups) {
+void check_gemm(const la::gemm_settings& g, const std::string& label, int m, int n, int k,
+                bool ta, bool tb, clbayes::matrix_view va, clbayes::matrix_view vb,
+                bool lower_only, int batch, int splits, int max_groups) {
   const int ar = ta ? k : m, ac = ta ? m : k, br = tb ? n : k, bc = tb ? k : n;
   // Items stacked down the rows: item q of A is the block at row q * ar.
   Eigen::MatrixXd a = random_matrix(ar * batch, ac, 1), b = random_matrix(br * batch, bc, 2),
@@ -42,7 +43,7 @@ void check_gemm(const std::string& label, int m, int n, int k, bool ta, bool tb,
   matrix_cl da = upload(a), db = upload(b), dc = upload(c);
   la::gemm_block ab{&da, 0, 0, ta, va, ar};
   la::gemm_block bb{&db, 0, 0, tb, vb, br};
-  la::gemm_options opt;
+  la::gemm_options opt(g);
   opt.alpha = -0.75;
   opt.beta = 0.5;
   opt.lower_only = lower_only;
@@ -67,7 +68,7 @@ void check_gemm(const std::string& label, int m, int n, int k, bool ta, bool tb,
   report(label, err);
 }
 
-void gemm_cases(const char* setting) {
+void gemm_cases(const la::gemm_settings& g, const char* setting) {
   using clbayes::matrix_view;
   char buf[200];
   for (int ta : {0, 1})
@@ -77,35 +78,35 @@ void gemm_cases(const char* setting) {
                         std::array<int, 3>{700, 48, 32}}) {
         std::snprintf(buf, sizeof buf, "%s: %d x %d x %d, op %c%c", setting, dims[0], dims[1],
                       dims[2], ta ? 'T' : 'N', tb ? 'T' : 'N');
-        check_gemm(buf, dims[0], dims[1], dims[2], ta, tb, matrix_view::entire,
+        check_gemm(g, buf, dims[0], dims[1], dims[2], ta, tb, matrix_view::entire,
                    matrix_view::entire, false, 1, 0, 0);
       }
   for (auto va : {matrix_view::lower, matrix_view::upper})
     for (auto vb : {matrix_view::entire, matrix_view::lower, matrix_view::upper}) {
       std::snprintf(buf, sizeof buf, "%s: 300 x 300 x 300, views %s x %s", setting,
                     clbayes::view_name(va), clbayes::view_name(vb));
-      check_gemm(buf, 300, 300, 300, false, false, va, vb, false, 1, 0, 0);
+      check_gemm(g, buf, 300, 300, 300, false, false, va, vb, false, 1, 0, 0);
     }
   std::snprintf(buf, sizeof buf, "%s: lower-only C = A A^T, 1000 x 1000 x 300", setting);
-  check_gemm(buf, 1000, 1000, 300, false, true, matrix_view::entire, matrix_view::entire, true,
+  check_gemm(g, buf, 1000, 1000, 300, false, true, matrix_view::entire, matrix_view::entire, true,
              1, 0, 0);
   std::snprintf(buf, sizeof buf, "%s: persistent (40 groups), 1000 x 1000 x 300", setting);
-  check_gemm(buf, 1000, 1000, 300, false, true, matrix_view::entire, matrix_view::entire, true,
+  check_gemm(g, buf, 1000, 1000, 300, false, true, matrix_view::entire, matrix_view::entire, true,
              1, 0, 40);
   std::snprintf(buf, sizeof buf, "%s: split-k 7, 96 x 80 x 5000", setting);
-  check_gemm(buf, 96, 80, 5000, true, false, matrix_view::entire, matrix_view::entire, false, 1,
+  check_gemm(g, buf, 96, 80, 5000, true, false, matrix_view::entire, matrix_view::entire, false, 1,
              7, 0);
   std::snprintf(buf, sizeof buf, "%s: batch of 5, 70 x 90 x 50", setting);
-  check_gemm(buf, 70, 90, 50, false, false, matrix_view::entire, matrix_view::entire, false, 5,
+  check_gemm(g, buf, 70, 90, 50, false, false, matrix_view::entire, matrix_view::entire, false, 5,
              1, 0);
 }
 
-void cholesky_cases(const char* setting) {
+void cholesky_cases(const la::linalg_settings& s, const char* setting) {
   char buf[200];
   for (int n : {1, 33, 257, 1000, 3000}) {
     Eigen::MatrixXd x = random_matrix(n, n, 9);
     Eigen::MatrixXd a = x * x.transpose() + n * Eigen::MatrixXd::Identity(n, n);
-    Eigen::MatrixXd l = download(la::cholesky(upload(a)));
+    Eigen::MatrixXd l = download(la::cholesky(upload(a), s));
     Eigen::MatrixXd ref = a.llt().matrixL();
     std::snprintf(buf, sizeof buf, "%s: Cholesky n = %d against Eigen", setting, n);
     report(buf, rel_err(l, ref));
@@ -118,14 +119,22 @@ int main() {
   try {
     auto& ctx = cl_ops::context::instance();
     ctx.require_device();
+    la::linalg_settings on = la::tuned_settings();
+    on.gemm.tensor_cores = true;
+    const bool mma = la::internal::choose_kernel(false, false, 1024, 1024, 1, false, on.gemm).mma;
     std::printf("device: %s, FP64 tensor cores: %s\n\n", ctx.info().name.c_str(),
-                la::internal::mma_available() ? "yes" : "no");
-    for (int mma : {1, 0}) {
-      la::gemm_settings().mma = mma;
-      const char* setting = mma ? "mma on" : "mma off";
-      gemm_cases(setting);
-      cholesky_cases(setting);
+                mma ? "yes" : "no");
+    for (int tc : {1, 0}) {
+      la::linalg_settings s = on;
+      s.gemm.tensor_cores = tc != 0;
+      const char* setting = tc ? "mma on" : "mma off";
+      gemm_cases(s.gemm, setting);
+      cholesky_cases(s, setting);
     }
+    la::linalg_settings tiled = on;
+    tiled.gemm.kernel = la::gemm_kernel::tiled;
+    gemm_cases(tiled.gemm, "tiled kernel");
+    cholesky_cases(tiled, "tiled kernel");
     std::printf("\n%s\n", failures == 0 ? "OK" : "FAILED");
     return failures == 0 ? 0 : 1;
   } catch (const std::exception& e) {

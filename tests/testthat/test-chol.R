@@ -34,54 +34,54 @@ test_that("gpu_chol on the device equals chol()", {
   }
 })
 
-# Every device path of linalg/cholesky*.hpp at small n, through the internal
-# hook .cpp_linalg_tuning() (sets fields of cholesky_tuning, returns the old
-# values): 64-row panels so that 257 rows take several steps and a ragged
-# last one.
-chol_paths <- list(
-  recursion = c(outer_block = 0L),
-  blocked = c(outer_block = 64L, panel = 0L),
-  panel_leaf1 = c(outer_block = 64L, lookahead = 0L, leaf = 1L, panel_recursive = 0L),
-  panel_halves = c(outer_block = 64L, lookahead = 0L, panel_trsm = 0L),
-  lookahead = c(outer_block = 64L, lookahead = 1L, panel_trsm = 0L, trailing_chunks = 3L),
-  trsm = c(outer_block = 64L, lookahead = 0L, panel_trsm = 1L),
-  trsm_lookahead = c(outer_block = 64L, lookahead = 1L, panel_trsm = 1L),
-  trsm_lookahead_blocks = c(outer_block = 96L, lookahead = 1L, panel_trsm = 1L,
-                            panel_recursive = 0L, trailing_chunks = 2L),
-  lookahead_narrow = c(outer_block = 64L, lookahead = 1L, panel_trsm = 0L,
-                       gemm_narrow_cols = 64L),
-  trsm_narrow = c(outer_block = 128L, lookahead = 1L, panel_trsm = 1L, gemm_narrow_cols = 32L),
-  leaf_solve = c(outer_block = 64L, lookahead = 0L, leaf = 3L, leaf_solve_rows = 64L,
-                 panel_recursive = 0L),
-  leaf_solve_lookahead = c(outer_block = 128L, lookahead = 1L, leaf = 3L,
-                           leaf_solve_rows = 128L),
-  leaf_solve_trsm = c(outer_block = 64L, lookahead = 1L, leaf = 3L, panel_trsm = 1L)
+# The device schedule of linalg/cholesky_panel.hpp at small n, through the
+# internal hook .cpp_chol_tuned(x, settings, upper, host), which factors x
+# with the device's linalg_settings modified by the named values, from host
+# memory (gpu_chol()'s path for a matrix: block columns copied in and out
+# while the rest is factored, linalg/cholesky_host.hpp) or from a device
+# copy (its path for a gpu_matrix): panels of 64 or 96 rows, so that 257
+# rows take several look-ahead steps and a ragged last one, leaves of 16
+# rows, narrow tiles up to 64 columns, and one panel for the whole matrix.
+chol_settings <- list(
+  one_panel = c(outer_block = 1024L, outer_block_large = 0L),
+  lookahead = c(outer_block = 64L, outer_block_large = 0L),
+  lookahead_ragged = c(outer_block = 96L, outer_block_large = 0L),
+  large_from = c(outer_block = 1024L, outer_block_large = 64L, large_from = 200L),
+  leaf16 = c(outer_block = 64L, leaf_rows = 16L, leaf_threads = 8L),
+  narrow = c(outer_block = 64L, gemm_narrow_cols = 64L, gemm_small_below_pct = 0L)
 )
 
-with_chol_path <- function(path, code) {
-  old <- clbayes:::.cpp_linalg_tuning(c(path, outer_block_large = 0L))
-  on.exit(clbayes:::.cpp_linalg_tuning(old))
-  force(code)
-}
-
-test_that("every device Cholesky path equals chol() and names the failing pivot", {
+test_that("the device Cholesky equals chol() and names the failing pivot at every panel width", {
   skip_if_no_device()
-  for (p in names(chol_paths)) {
-    with_chol_path(chol_paths[[p]], {
-      for (n in c(33, 100, 257)) {
-        a <- random_spd(n)
-        expect_lt(rel_err(gpu_chol(a, upper = TRUE, backend = "opencl"), chol(a)), 1e-10,
-                  label = paste(p, n))
-        a <- toeplitz_spd(n)
-        expect_lt(rel_err(gpu_chol(a, backend = "opencl"), t(chol(a))), 1e-10,
-                  label = paste(p, n, "Toeplitz"))
-      }
-      a <- random_spd(257)
-      a[200, 200] <- -1e4
-      expect_error(gpu_chol(a, backend = "opencl"), "order 200 ", label = p)
-    })
+  tuned <- function(a, p, upper = FALSE, host = TRUE) {
+    clbayes:::.cpp_chol_tuned(a, chol_settings[[p]], upper, host)
   }
-  expect_error(clbayes:::.cpp_linalg_tuning(c(no_such = 1L)), "unknown linear algebra setting")
+  for (p in names(chol_settings)) for (host in c(TRUE, FALSE)) {
+    label <- paste(p, if (host) "host" else "device")
+    for (n in c(33, 100, 257)) {
+      a <- random_spd(n)
+      expect_lt(rel_err(tuned(a, p, host = host), t(chol(a))), 1e-10, label = paste(label, n))
+      a <- toeplitz_spd(n)
+      expect_lt(rel_err(tuned(a, p, upper = TRUE, host = host), chol(a)), 1e-10,
+                label = paste(label, n, "Toeplitz, upper"))
+    }
+    a <- random_spd(257)
+    a[200, 200] <- -1e4
+    expect_error(tuned(a, p, host = host), "order 200 ", label = label)
+  }
+  # the checks of the host path on the way in, block column by block column
+  a <- random_spd(257)
+  b <- a
+  b[10, 250] <- b[10, 250] * (1 + 1e-6)  # the mirror arrives in the last block
+  expect_error(tuned(b, "lookahead"), "`x` must be symmetric")
+  b <- a
+  b[250, 10] <- NaN  # in the first block, below the diagonal ...
+  expect_error(tuned(b, "lookahead"), "`x` contains NA or NaN")
+  b <- a
+  b[10, 250] <- Inf  # ... and in the last one, above it
+  expect_error(tuned(b, "lookahead"), "`x` contains infinite")
+  expect_error(clbayes:::.cpp_chol_tuned(diag(2), c(no_such = 1L), FALSE, TRUE),
+               "unknown linear algebra setting")
 })
 
 test_that("a gpu_matrix stays on the device with a triangular view", {

@@ -123,29 +123,6 @@ test_that("%*% of gpu_matrix objects equals %*%", {
   expect_error(gpu_matrix(diag(2)) %*% gpu_matrix(diag(3)), "`y` has 3 rows but `x` has 2 columns")
 })
 
-test_that("%*% as Stream-K equals %*%", {
-  skip_if_no_device()
-  # gemm_tuning::stream_k_per_unit through the internal hook: tiles cut
-  # between groups (long and short k) and whole tiles only (k = 3); the
-  # lower-only product of gpu_tcrossprod keeps the usual kernel.
-  old <- clbayes:::.cpp_linalg_tuning(c(gemm_kernel = 2L, gemm_small_below_pct = 0L,
-                                        gemm_stream_k_per_unit = 1L))
-  on.exit(clbayes:::.cpp_linalg_tuning(old))
-  dims <- list(c(300, 257, 301), c(513, 40, 260), c(300, 3, 300), c(129, 1000, 257))
-  for (per_unit in 1:4) {
-    clbayes:::.cpp_linalg_tuning(c(gemm_stream_k_per_unit = per_unit))
-    for (d in dims) {
-      set.seed(sum(d) + per_unit)
-      a <- matrix(rnorm(d[1] * d[2]), d[1])
-      b <- matrix(rnorm(d[2] * d[3]), d[2])
-      expect_lt(rel_err(as.matrix(gpu_matrix(a) %*% gpu_matrix(b)), a %*% b), 1e-12,
-                label = paste(c(per_unit, d), collapse = " "))
-      expect_lt(rel_err(as.matrix(gpu_matrix(t(b)) %*% gpu_matrix(t(a))), t(b) %*% t(a)), 1e-12)
-    }
-    expect_lt(rel_err(as.matrix(gpu_tcrossprod(gpu_matrix(a))), tcrossprod(a)), 1e-12)
-  }
-})
-
 test_that("triangular functions reject bad input", {
   backends <- if (gpu_available()) c("cpu", "opencl") else "cpu"
   for (b in backends) {

@@ -187,31 +187,27 @@ test_that("the threshold option decides where 'auto' runs", {
   expect_identical(resolve_backend("auto", length(x), getOption("clbayes.threshold.gpu_sum")), "opencl")
 })
 
-# The stream kernel's variants (kernels/reduce_stream.hpp), reached through
-# the internal hook .cpp_sum_tuned(): knobs c(kernel, vector_width, unroll,
-# work_group, groups, fuse), 2 = stream, 0 / -1 = default. Lengths sit
-# around multiples of the vector widths and of one iteration's chunk
-# (work group x unroll x vector width), with misaligned tails, and primes;
-# inputs too short for one chunk fall back to the legacy sequence.
-stream_variants <- list(
-  default = c(2L, 0L, 0L, 0L, 0L, -1L),
-  vw1_u16 = c(2L, 1L, 16L, 0L, 0L, -1L),
-  vw4_u2 = c(2L, 4L, 2L, 0L, 0L, -1L),
-  vw8_u1_wg64 = c(2L, 8L, 1L, 64L, 0L, -1L),
-  one_group_long_counter = c(2L, 1L, 1L, 64L, 1L, -1L),
-  unfused = c(2L, 0L, 0L, 0L, 0L, 0L),
-  many_groups = c(2L, 2L, 2L, 64L, 2048L, -1L)
+# The launch sequence of reduce/sum_device.hpp with small blocks, reached
+# through the internal hook .cpp_sum_tuned(): knobs c(block, work_group,
+# p_max), 0 = the default. Blocks of 8 and 4 partials per later block give
+# many levels at small n, and lengths around their powers (and primes) give
+# a padded last block at every level.
+level_settings <- list(
+  default = c(0L, 0L, 0L),
+  block8_p4 = c(8L, 2L, 4L),
+  block16_p2 = c(16L, 4L, 2L),
+  block64_wg1 = c(64L, 1L, 8L)
 )
-stream_lengths <- c(1, 2, 3, 7, 9, 63, 65, 127, 255, 257, 1021, 1031, 4093, 4099,
-                    8191, 8193, 65521, 65539, 262147)
+level_lengths <- c(1, 2, 3, 7, 9, 31, 33, 63, 65, 127, 255, 257, 1021, 1031, 4093, 4099,
+                   8191, 8193, 65521)
 
-test_that("every stream-kernel variant matches sum() and mean()", {
+test_that("the launch sequence with small blocks matches sum() and mean()", {
   skip_if_no_device()
-  for (v in names(stream_variants)) for (n in stream_lengths) {
+  for (v in names(level_settings)) for (n in level_lengths) {
     set.seed(n)
     x <- if (n %% 2 == 1) runif(n) else rnorm(n, 3, 10)
     for (m in methods_all) {
-      r <- clbayes:::.cpp_sum_tuned(x, m, "double", stream_variants[[v]])
+      r <- clbayes:::.cpp_sum_tuned(x, m, "double", level_settings[[v]])
       expect_lte(abs(r[1] - sum(x)), sum_tol(x, m), label = paste(v, m, n, "sum"))
       expect_lte(abs(r[2] - mean(x)), sum_tol(x, m) / n + 4 * .Machine$double.eps * abs(mean(x)),
                  label = paste(v, m, n, "mean"))
@@ -220,23 +216,25 @@ test_that("every stream-kernel variant matches sum() and mean()", {
 })
 
 # Integer data stays exact through every halving (see above), so each
-# variant must return n (n + 1) / 2 and (n + 1) / 2 exactly: this checks the
-# div2 correction C = 2^D / n through the grid-stride tree, its binary
-# counter and the tree over groups, in both precisions.
-test_that("every stream-kernel variant is exact on integer data", {
+# setting must return n (n + 1) / 2 and (n + 1) / 2 exactly: this checks the
+# div2 correction C = 2^D / n through every level's padding, in both
+# precisions.
+test_that("the launch sequence with small blocks is exact on integer data", {
   skip_if_no_device()
-  for (v in names(stream_variants)) for (n in c(3, 1031, 4099, 8193, 65537, 100000)) {
+  for (v in names(level_settings)) for (n in c(3, 1031, 4099, 8193, 65537)) {
     x <- seq_len(n)
     for (m in methods_all) {
-      r <- clbayes:::.cpp_sum_tuned(as.double(x), m, "double", stream_variants[[v]])
+      r <- clbayes:::.cpp_sum_tuned(as.double(x), m, "double", level_settings[[v]])
       expect_identical(r, c(n * (n + 1) / 2, (n + 1) / 2), label = paste(v, m, n))
     }
   }
-  for (v in names(stream_variants)) for (n in c(7, 1031, 4000)) {
+  for (v in names(level_settings)) for (n in c(7, 1031, 4000)) {
     x <- as.double(seq_len(n))
     for (m in methods_all) {
-      r <- clbayes:::.cpp_sum_tuned(x, m, "single", stream_variants[[v]])
+      r <- clbayes:::.cpp_sum_tuned(x, m, "single", level_settings[[v]])
       expect_identical(r, c(n * (n + 1) / 2, (n + 1) / 2), label = paste(v, m, n, "single"))
     }
   }
+  expect_error(clbayes:::.cpp_sum_tuned(1:10 + 0, "div2", "double", c(12L, 0L, 0L)),
+               "`block` must be a power of two")
 })

@@ -30,8 +30,8 @@ __kernel void check_nan(__global const double* A, int rows, int cols,
 }
 
 /**
- * flag[0] = 1 if |A[i,j] - A[j,i]| > tol * max(|A[i,j]|, |A[j,i]|) for some
- * i > j (a relative tolerance). A is n x n. Tiles of SYM_TILE x SYM_TILE:
+ * flag[slot] = 1 if |A[i,j] - A[j,i]| > tol * max(|A[i,j]|, |A[j,i]|) for
+ * some i > j (a relative tolerance). A is n x n. Tiles of SYM_TILE x SYM_TILE:
  * the group of tile (bi, bj), bi >= bj, first reads the mirror tile
  * (bj, bi) into local memory along its columns, so that both tiles are
  * read with coalesced loads (reading A[i, j] and A[j, i] directly makes
@@ -40,7 +40,7 @@ __kernel void check_nan(__global const double* A, int rows, int cols,
  * T = ceil(n / SYM_TILE).
  */
 __kernel void check_symmetric(__global const double* A, int n, double tol,
-                              __global int* flag) {
+                              __global int* flag, int slot) {
   __local double t[SYM_TILE][SYM_TILE + 1];
   const int bi = get_group_id(0), bj = get_group_id(1);
   const int x = get_local_id(0), y = get_local_id(1);
@@ -57,7 +57,7 @@ __kernel void check_symmetric(__global const double* A, int n, double tol,
     if (i < n && j < n && i > j) {
       const double a = A[(long)j * n + i];
       const double b = t[x][c];  // A[j, i]
-      if (fabs(a - b) > tol * fmax(fabs(a), fabs(b))) flag[0] = 1;
+      if (fabs(a - b) > tol * fmax(fabs(a), fabs(b))) flag[slot] = 1;
     }
   }
 }
@@ -65,8 +65,8 @@ __kernel void check_symmetric(__global const double* A, int n, double tol,
 /**
  * W = the lower triangle of the n x n A (zeros above the diagonal), with
  * the checks of check_nan and check_symmetric on the way, in one pass over
- * A and without a read back of its own: flags[2] = 1 if an element of A is
- * NaN or infinite, flags[3] = 1 if A is not symmetric to relative
+ * A and without a read back of its own: flags[1] = 1 if an element of A is
+ * NaN or infinite, flags[2] = 1 if A is not symmetric to relative
  * tolerance tol (the Cholesky reads them with its pivot flag, flags[0]).
  * Tiles and launch as check_symmetric: the group of tile (bi, bj), bi >= bj,
  * reads the mirror tile through local memory, writes the lower tile and
@@ -98,8 +98,26 @@ __kernel void copy_lower_checked(__global const double* A, __global double* W, i
     const int row = bj * SYM_TILE + x, col = bi * SYM_TILE + c;
     if (row < n && col < n && row < col) W[(long)col * n + row] = 0.0;
   }
-  if (bad) flags[2] = 1;
-  if (asym) flags[3] = 1;
+  if (bad) flags[1] = 1;
+  if (asym) flags[2] = 1;
+}
+
+/**
+ * Columns c0 .. c0 + nc - 1 of the n x n A into the same columns of W, the
+ * elements above the diagonal as zeros, with the check of check_nan on the
+ * way: flags[1] = 1 if one of them is NaN or infinite (the host-to-host
+ * Cholesky copies A in by block columns, linalg/cholesky_host.hpp).
+ * Launch: global (n, nc).
+ */
+__kernel void copy_columns_checked(__global const double* A, __global double* W, int n,
+                                   int c0, int nc, __global int* flags) {
+  const int i = get_global_id(0);
+  const int c = c0 + get_global_id(1);
+  if (i >= n || c >= c0 + nc) return;
+  const long at = (long)c * n + i;
+  const double a = A[at];
+  if (!isfinite(a)) flags[1] = 1;
+  W[at] = i >= c ? a : 0.0;
 }
 
 /**
@@ -116,10 +134,12 @@ __kernel void check_diagonal_zeros(__global const double* A, int rows,
 // function that runs the check; it is passed as a plain cl::Buffer.
 inline kernel_cl<in_buffer, int, int, cl::Buffer> check_nan("check_nan",
                                                             check_source);
-inline kernel_cl<in_buffer, int, double, cl::Buffer> check_symmetric(
+inline kernel_cl<in_buffer, int, double, cl::Buffer, int> check_symmetric(
     "check_symmetric", check_source, {{"SYM_TILE", 32}, {"SYM_ROWS", 8}});
 inline kernel_cl<in_buffer, out_buffer, int, double, cl::Buffer> copy_lower_checked(
     "copy_lower_checked", check_source, {{"SYM_TILE", 32}, {"SYM_ROWS", 8}});
+inline kernel_cl<in_buffer, out_buffer, int, int, int, cl::Buffer> copy_columns_checked(
+    "copy_columns_checked", check_source);
 inline kernel_cl<in_buffer, int, int, cl::Buffer> check_diagonal_zeros(
     "check_diagonal_zeros", check_source);
 

@@ -1,14 +1,14 @@
 #ifndef CLBAYES_KERNELS_CHOLESKY_LEAF_HPP
 #define CLBAYES_KERNELS_CHOLESKY_LEAF_HPP
 
-// The leaf of the right-looking Cholesky (linalg/cholesky_panel.hpp) with
-// a two-dimensional work group: what cholesky_block_inv
-// (kernels/cholesky.hpp) computes, but with one work item per element
-// (row i, a strided set of columns) instead of one per row. The one-per-row
-// kernel runs O(b^2) dependent local-memory operations in each work item;
-// here each of the 2 b steps is O(b / LEAF_T) per item and one barrier,
-// which is what makes the leaf short enough for the critical path of the
-// panel loop (stan-opencl.txt, section 3.3.1: the leaf is the serial part).
+// The leaf of the right-looking Cholesky (linalg/cholesky_panel.hpp): the
+// factor and the inverse of one diagonal block in one work group, with one
+// work item per element (row i, a strided set of columns). A kernel with
+// one work item per row runs O(b^2) dependent local-memory operations in
+// each item; here each of the 2 b steps is O(b / LEAF_T) per item and one
+// barrier, which is what makes the leaf short enough for the critical
+// path of the panel loop (stan-opencl.txt, section 3.3.1: the leaf is the
+// serial part).
 //
 // Factorisation: Gaussian elimination on the symmetric block without
 // square roots (A[i][c] -= A[i][j] A[c][j] / A[j][j] for j < c <= i), then

@@ -186,7 +186,9 @@ __kernel void gemm_split_sum(__global double* C, __global const double* P,
 }
 )";
 
-/** Default tile of a work group, its depth and the register block. */
+/** Tile of a work group, its depth and the register block: the first
+ *  build's (linalg::gemm sets them from its gemm_settings before every
+ *  launch; gemm_split_sum keeps these). */
 inline std::map<std::string, int> gemm_options(int trans_a, int trans_b) {
   return {{"TM", 64}, {"TN", 64}, {"TK", 16}, {"WPTM", 4}, {"WPTN", 4},
           {"TRANS_A", trans_a}, {"TRANS_B", trans_b}};

@@ -1,14 +1,15 @@
 #ifndef CLBAYES_KERNELS_GEMM_DB_HPP
 #define CLBAYES_KERNELS_GEMM_DB_HPP
 
-// Second GEMM kernel, same arguments and semantics as kernels/gemm.hpp
+// The double-buffered GEMM kernel (linalg::gemm_kernel::double_buffered),
+// same arguments and semantics as the tiled one of kernels/gemm.hpp
 // (views, lower-only C, batches, split-k), built to keep the FP64 units of
 // a large GPU busy:
 //   - double-buffered local tiles: the next k-tile is read from global
 //     memory into registers while the current one is multiplied, then
 //     stored into the other local buffer, so there is one barrier per
 //     k-step and the global load latency hides behind TK * WPTM * WPTN FMAs
-//     (the first kernel waits for every load with the whole work group);
+//     (the tiled kernel waits for every load with the whole work group);
 //   - double2 local reads: a work item owns pairs of neighbouring rows and
 //     columns of C (rows 2 tx + {0, 1} + 2 RTSM q), so one 16-byte local
 //     load feeds two rows; half the local load instructions per FMA;
@@ -18,15 +19,9 @@
 //     views load without per-element bounds and view tests (H200, n =
 //     4096: this FMA path at 20.0 TFLOP/s, logs/history.md, H200 runs of
 //     2026-11-24).
-// The bookkeeping of op(), views and split-k is that of the first kernel
+// The bookkeeping of op(), views and split-k is that of the tiled kernel
 // (stan-opencl.txt, section 3.1). PERSISTENT = 1 loops each group over
-// tiles (launches with fewer groups than tiles). STREAM_K = 1 (plain
-// products only: no views, no lower-only C, one item, no split-k) gives
-// each of the launch's groups an equal share of all the tiles' k-steps, so
-// that no last wave of tiles runs on part of the device: a tile cut
-// between groups has each part's sum written to a scratch slot P (two per
-// group: its first and its last tile) and gemm_streamk_fixup adds them
-// (the "Stream-K" decomposition of Osama et al., PPoPP 2023). Knobs as there; WPTM and WPTN must be
+// tiles (launches with fewer groups than tiles). Knobs as there; WPTM and WPTN must be
 // even and the local tiles 2 x TK x (TM + TN + 4) doubles must fit the
 // device's local memory (48 KB on NVIDIA: TM = TN = 128 needs TK <= 8).
 
@@ -40,9 +35,6 @@ namespace opencl {
 namespace kernels {
 
 inline const char* gemm_db_source = R"(
-#if MMA && STREAM_K
-#error "the tensor-core variant has no Stream-K schedule"
-#endif
 #if MMA
 #define PAD2 2  // rows of TM + 4 doubles: a warp's fragment reads hit distinct banks
 #else
@@ -181,11 +173,7 @@ void gemm_db(__global double* C, __global const double* A,
                       long a_off, int lda, long a_stride,
                       long b_off, int ldb, long b_stride,
                       long c_off, int ldc, long c_stride,
-                      double alpha, double beta, int views, int splits
-#if STREAM_K
-                      , __global double* P
-#endif
-                      ) {
+                      double alpha, double beta, int views, int splits) {
   __local double2 a_tile[2][TK][TM / 2 + PAD2];
   __local double2 b_tile[2][TK][TN / 2 + PAD2];
   const int tid = get_local_id(1) * RTSM + get_local_id(0);
@@ -204,24 +192,6 @@ void gemm_db(__global double* C, __global const double* A,
   const int i0 = (tile % tiles_m) * TM;
   const int j0 = (tile / tiles_m) * TN;
   if ((views & C_LOWER_ONLY) && i0 + TM - 1 < j0) continue;  // uniform
-#elif STREAM_K
-  // Group g takes the k-steps [u_first, u_last) of the tiles' k-steps laid
-  // end to end (tile-major), one segment per tile it touches.
-  const int tiles_m = (m + TM - 1) / TM;
-  const long iters = (k + TK - 1) / TK;
-  const long total = (long)tiles_m * ((n + TN - 1) / TN) * iters;
-  const int g = get_group_id(0);
-  const long u_first = total * g / get_num_groups(0);
-  const long u_last = total * (g + 1) / get_num_groups(0);
-  for (long u = u_first; u < u_last;) {
-  const int tile = (int)(u / iters);
-  const long tile_u = tile * iters;
-  const int it0 = (int)(u - tile_u);
-  const int it1 = (int)(min(u_last, tile_u + iters) - tile_u);
-  const int first_segment = u == u_first;
-  u = tile_u + it1;
-  const int i0 = (tile % tiles_m) * TM;
-  const int j0 = (tile / tiles_m) * TN;
 #else
   {
   const int i0 = get_group_id(0) * TM;
@@ -240,10 +210,6 @@ void gemm_db(__global double* C, __global const double* A,
     k_lo = max(k_lo, split * chunk);
     k_hi = min(k_hi, (split + 1) * chunk);
   }
-#if STREAM_K
-  k_lo = it0 * TK;
-  k_hi = min(k, it1 * TK);
-#endif
   const long a_base = a_off + item * a_stride;
   const long b_base = b_off + item * b_stride;
 
@@ -356,18 +322,6 @@ void gemm_db(__global double* C, __global const double* A,
     buf ^= 1;
   }
 
-#if STREAM_K
-  if (it0 > 0 || it1 < iters) {  // part of a tile: unscaled into slot
-    __global double* p = P + (long)(2 * g + (first_segment ? 0 : 1)) * TM * TN;
-#pragma unroll
-    for (int wn = 0; wn < WPTN; ++wn)
-#pragma unroll
-      for (int wm = 0; wm < WPTM; ++wm)
-        p[(2 * (ty + (wn / 2) * RTSN) + (wn & 1)) * TM + 2 * (tx + (wm / 2) * RTSM) +
-          (wm & 1)] = acc[wm][wn];
-    continue;
-  }
-#endif
   const long c_base = c_off + z * c_stride;
 #if MMA
 #pragma unroll
@@ -403,47 +357,17 @@ void gemm_db(__global double* C, __global const double* A,
 #endif
   }  // tile
 }
-
-/**
- * The tiles of a STREAM_K launch of `groups` groups that were cut between
- * groups: C = alpha * (sum of the tile's parts, in group order) + beta * C.
- * Launch: global (tiles * 256), local 256, one group per tile of C; a tile
- * that one group computed whole is left alone.
- */
-__kernel void gemm_streamk_fixup(__global double* C, __global const double* P, int m,
-                                 int n, int k, long c_off, int ldc, double alpha,
-                                 double beta, int groups) {
-  const int tiles_m = (m + TM - 1) / TM;
-  const int tile = get_group_id(0);
-  const long iters = (k + TK - 1) / TK;
-  const long total = (long)tiles_m * ((n + TN - 1) / TN) * iters;
-  const long t0 = tile * iters, t1 = t0 + iters;
-  int g = (int)(t0 * groups / total);  // the group holding k-step t0
-  while (g + 1 < groups && total * (g + 1) / groups <= t0) ++g;
-  while (g > 0 && total * g / groups > t0) --g;
-  if (total * (g + 1) / groups >= t1) return;  // uniform: one group, C written
-  const int i0 = (tile % tiles_m) * TM, j0 = (tile / tiles_m) * TN;
-  for (int e = get_local_id(0); e < TM * TN; e += get_local_size(0)) {
-    const int i = i0 + e % TM, j = j0 + e / TM;
-    if (i >= m || j >= n) continue;
-    double s = 0.0;
-    for (int h = g; h < groups && total * h / groups < t1; ++h) {
-      const int first_tile = (int)(total * h / groups / iters);
-      s += P[(long)(2 * h + (first_tile == tile ? 0 : 1)) * TM * TN + e];
-    }
-    const long at = c_off + (long)j * ldc + i;
-    C[at] = beta != 0.0 ? alpha * s + beta * C[at] : alpha * s;
-  }
-}
 )";
 
-/** Defaults for a large GPU: 128 x 128 tiles, 8 x 8 per work item
- *  (256 work items), TK 8 so that the two buffers fit 48 KB. */
+/** Build options of the kernel objects below. The tiles and MMA here are
+ *  only the first build's: linalg::gemm sets them from its gemm_settings
+ *  (linalg/settings.hpp) before every launch. 128 x 128 tiles, 8 x 8 per
+ *  work item (256 work items), TK 8 so that the two buffers fit 48 KB. */
 inline std::map<std::string, int> gemm_db_options(int trans_a, int trans_b,
-                                                  int persistent = 0, int stream_k = 0) {
+                                                  int persistent = 0) {
   return {{"TM", 128}, {"TN", 128}, {"TK", 8}, {"WPTM", 8}, {"WPTN", 8},
           {"TRANS_A", trans_a}, {"TRANS_B", trans_b}, {"PERSISTENT", persistent},
-          {"STREAM_K", stream_k}, {"FAST_INTERIOR", 1}, {"MMA", 0}};
+          {"FAST_INTERIOR", 1}, {"MMA", 0}};
 }
 
 /** The small-tile variant used when big tiles would leave compute units
@@ -452,7 +376,7 @@ inline std::map<std::string, int> gemm_db_options(int trans_a, int trans_b,
  *  work item, so 4 times the work groups, several resident per unit. */
 inline std::map<std::string, int> gemm_db_small_options(int trans_a, int trans_b) {
   return {{"TM", 64}, {"TN", 64}, {"TK", 16}, {"WPTM", 4}, {"WPTN", 4},
-          {"TRANS_A", trans_a}, {"TRANS_B", trans_b}, {"PERSISTENT", 0}, {"STREAM_K", 0},
+          {"TRANS_A", trans_a}, {"TRANS_B", trans_b}, {"PERSISTENT", 0},
           {"FAST_INTERIOR", 1}, {"MMA", 0}};
 }
 
@@ -470,26 +394,13 @@ inline gemm_kernel gemm_db_p_tn("gemm_db", gemm_db_source, gemm_db_options(1, 0,
 inline gemm_kernel gemm_db_p_nt("gemm_db", gemm_db_source, gemm_db_options(0, 1, 1));
 inline gemm_kernel gemm_db_p_tt("gemm_db", gemm_db_source, gemm_db_options(1, 1, 1));
 
-/** The large-tile kernels as Stream-K (STREAM_K = 1; linalg::gemm keeps
- *  their tiles equal to gemm_db_*'s), with the fix-up kernel. */
-using gemm_sk_kernel =
-    kernel_cl<in_out_buffer, in_buffer, in_buffer, int, int, int, cl_long, int, cl_long,
-              cl_long, int, cl_long, cl_long, int, cl_long, double, double, int, int,
-              out_buffer>;
-inline gemm_sk_kernel gemm_db_sk_nn("gemm_db", gemm_db_source, gemm_db_options(0, 0, 0, 1));
-inline gemm_sk_kernel gemm_db_sk_tn("gemm_db", gemm_db_source, gemm_db_options(1, 0, 0, 1));
-inline gemm_sk_kernel gemm_db_sk_nt("gemm_db", gemm_db_source, gemm_db_options(0, 1, 0, 1));
-inline gemm_sk_kernel gemm_db_sk_tt("gemm_db", gemm_db_source, gemm_db_options(1, 1, 0, 1));
-inline kernel_cl<in_out_buffer, in_buffer, int, int, int, cl_long, int, double, double, int>
-    gemm_streamk_fixup("gemm_streamk_fixup", gemm_db_source, gemm_db_options(0, 0, 0, 1));
-
 /** The narrow variant for products with few columns of C (the
  *  tall-skinny updates and solves of the Cholesky's panels, 32 to 64
  *  columns): tiles of TN = 32 columns, so that a 32-column product wastes
  *  no half tile and a tall one has many groups over its rows. */
 inline std::map<std::string, int> gemm_db_narrow_options(int trans_a, int trans_b) {
   return {{"TM", 64}, {"TN", 32}, {"TK", 16}, {"WPTM", 4}, {"WPTN", 2},
-          {"TRANS_A", trans_a}, {"TRANS_B", trans_b}, {"PERSISTENT", 0}, {"STREAM_K", 0},
+          {"TRANS_A", trans_a}, {"TRANS_B", trans_b}, {"PERSISTENT", 0},
           {"FAST_INTERIOR", 1}, {"MMA", 0}};
 }
 

@@ -31,8 +31,7 @@ namespace clbayes {
 namespace opencl {
 namespace kernels {
 
-// The working types and the combine of one method, shared with the
-// streaming kernel (kernels/reduce_stream.hpp).
+// The working types and the combine of one method.
 inline const char* reduce_preamble = R"(
 #pragma OPENCL FP_CONTRACT OFF
 #if REAL_FLOAT
@@ -45,28 +44,19 @@ inline const char* reduce_preamble = R"(
 #else
 #define SRC_T REAL_T
 #endif
-/* VW: values per vector load (1, 2, 4 or 8; reduce_blocks uses 2 for
- * double and 4 for float, the stream kernel takes it as an option) */
-#ifndef VW
+/* VW: values per vector load of reduce_blocks (16 bytes) */
 #if REAL_FLOAT
 #define VW 4
 #else
 #define VW 2
 #endif
-#endif
 #define CAT_(a, b) a##b
 #define CAT(a, b) CAT_(a, b)
 typedef REAL_T real;
 typedef SRC_T src;
-#if VW == 1
-typedef real realv;
-typedef src srcv;
-#define convert_realv(v) ((real)(v))
-#else
 typedef CAT(REAL_T, VW) realv;
 typedef CAT(SRC_T, VW) srcv;
 #define convert_realv CAT(convert_, CAT(REAL_T, VW))
-#endif
 #define HALF ((real)0.5)
 
 /* a <- a (+) b for one value of the method; for kahan (a, ac) + (b, bc) is

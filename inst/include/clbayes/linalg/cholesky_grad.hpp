@@ -25,6 +25,7 @@
 #include "../opencl/sub_block.hpp"
 #include "../opencl/transpose.hpp"
 #include "gemm.hpp"
+#include "settings.hpp"
 #include "tri_inverse.hpp"
 
 #include <algorithm>
@@ -32,12 +33,6 @@
 
 namespace clbayes {
 namespace linalg {
-
-/** Rows per diagonal block of the blocked gradient (CPU and device). */
-inline int& cholesky_grad_block_size() {
-  static int block = 1024;  // H200 sweep at n = 8192 (logs/history.md, 2026-11-22)
-  return block;
-}
 
 namespace internal {
 
@@ -56,10 +51,12 @@ inline void check_grad_args(long long l_rows, long long l_cols, long long a_rows
 
 }  // namespace internal
 
-/** The symmetric adjoint of A given L = chol(A) and L_adj (CPU). Only the
- *  lower triangles of `l` and `l_adj` are used. */
+/** The symmetric adjoint of A given L = chol(A) and L_adj (CPU), in
+ *  diagonal blocks of `block` rows (the device's default). Only the lower
+ *  triangles of `l` and `l_adj` are used. */
 inline Eigen::MatrixXd cholesky_grad(const Eigen::MatrixXd& l_in,
-                                     const Eigen::MatrixXd& l_adj) {
+                                     const Eigen::MatrixXd& l_adj,
+                                     int block = cholesky_settings().grad_block) {
   internal::check_grad_args(l_in.rows(), l_in.cols(), l_adj.rows(), l_adj.cols());
   const int n = static_cast<int>(l_in.rows());
   for (int i = 0; i < n; ++i)
@@ -68,7 +65,7 @@ inline Eigen::MatrixXd cholesky_grad(const Eigen::MatrixXd& l_in,
                                   "element " + std::to_string(i + 1) + " is not");
   Eigen::MatrixXd l = l_in.triangularView<Eigen::Lower>();
   Eigen::MatrixXd g = l_adj.triangularView<Eigen::Lower>();
-  const int bs = std::max(1, cholesky_grad_block_size());
+  const int bs = std::max(1, block);
   for (int k = n; k > 0; k -= bs) {
     check_interrupt();
     const int j = std::max(0, k - bs);
@@ -105,9 +102,11 @@ inline Eigen::MatrixXd cholesky_grad(const Eigen::MatrixXd& l_in,
 
 #ifdef CLBAYES_OPENCL
 
-/** The symmetric adjoint of A given L = chol(A) and L_adj, on the device.
- *  Only the lower triangles of `l` and `l_adj` are used. */
-inline matrix_cl cholesky_grad(const matrix_cl& l_in, const matrix_cl& l_adj) {
+/** The symmetric adjoint of A given L = chol(A) and L_adj, on the device,
+ *  with settings `tune` (by default the selected device's). Only the lower
+ *  triangles of `l` and `l_adj` are used. */
+inline matrix_cl cholesky_grad(const matrix_cl& l_in, const matrix_cl& l_adj,
+                               const linalg_settings& tune = tuned_settings()) {
   l_in.check_device("L");
   l_adj.check_device("L_adj");
   internal::check_grad_args(l_in.rows(), l_in.cols(), l_adj.rows(), l_adj.cols());
@@ -121,33 +120,34 @@ inline matrix_cl cholesky_grad(const matrix_cl& l_in, const matrix_cl& l_adj) {
   matrix_cl g = opencl::zeros(n, n);
   opencl::sub_block(l, l_in, 0, 0, 0, 0, n, n, matrix_view::lower);
   opencl::sub_block(g, l_adj, 0, 0, 0, 0, n, n, matrix_view::lower);
-  const int bs = std::max(1, cholesky_grad_block_size());
-  gemm_options sub;  // X -= Y Z
+  const int bs = std::max(1, tune.cholesky.grad_block);
+  const gemm_options plain(tune.gemm);
+  gemm_options sub(tune.gemm);  // X -= Y Z
   sub.alpha = -1.0;
   sub.beta = 1.0;
   for (int k = n; k > 0; k -= bs) {
     check_interrupt();
     const int j = std::max(0, k - bs);
     const int bi = k - j, bk = n - k;
-    const matrix_cl d_inv = tri_inverse_block(l, j, bi);
+    const matrix_cl d_inv = tri_inverse_block(l, j, bi, tune);
     if (bk > 0) {
       matrix_cl c_adj(bk, bi);
       linalg::gemm(c_adj, 0, 0, 0, gemm_block{&g, k, j},
-           gemm_block{&d_inv, 0, 0, false, matrix_view::lower}, bk, bi, bi);
+           gemm_block{&d_inv, 0, 0, false, matrix_view::lower}, bk, bi, bi, plain);
       opencl::sub_block(g, c_adj, 0, 0, k, j, bk, bi);
       if (j > 0) gemm(g, k, 0, 0, gemm_block{&g, k, j}, gemm_block{&l, j, 0}, bk, j, bi, sub);
       linalg::gemm(g, j, j, 0, gemm_block{&g, k, j, true}, gemm_block{&l, k, j}, bi, bi, bk, sub);
     }
     matrix_cl m(bi, bi);
     linalg::gemm(m, 0, 0, 0, gemm_block{&l, j, j, true, matrix_view::lower}, gemm_block{&g, j, j},
-         bi, bi, bi);
+         bi, bi, bi, plain);
     opencl::triangular_transpose(m, matrix_view::lower);
     matrix_cl p(bi, bi);
     linalg::gemm(p, 0, 0, 0, gemm_block{&d_inv, 0, 0, true, matrix_view::lower}, gemm_block{&m},
-         bi, bi, bi);
+         bi, bi, bi, plain);
     matrix_cl s(bi, bi);
     linalg::gemm(s, 0, 0, 0, gemm_block{&p}, gemm_block{&d_inv, 0, 0, false, matrix_view::lower},
-         bi, bi, bi);
+         bi, bi, bi, plain);
     opencl::triangular_transpose(s, matrix_view::lower);
     if (j > 0) {
       linalg::gemm(g, j, 0, 0, gemm_block{&s}, gemm_block{&l, j, 0}, bi, j, bi, sub);

@@ -14,6 +14,7 @@
 #include "../kernels/matrix_vector.hpp"
 #include "../opencl/matrix_cl.hpp"
 #include "../opencl/transpose.hpp"
+#include "settings.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -48,56 +49,27 @@ struct gemm_block {
   long long stride = 0;
 };
 
-/** Options of a block product. splits = 0 lets split-k choose. */
+/** Options of a block product. splits = 0 lets split-k choose. The
+ *  kernels and their tiles come from `tune`: by default the selected
+ *  device's (tuned_settings()). */
 struct gemm_options {
+  gemm_options() : tune(tuned_settings().gemm) {}
+  explicit gemm_options(const gemm_settings& s) : tune(s) {}
   double alpha = 1.0;
   double beta = 0.0;
   bool lower_only = false;
   int batch = 1;
   int splits = 0;
-  /** > 0: at most this many work groups (kernel 2's large tiles, each
-   *  group looping over tiles), leaving the rest of the device to another
-   *  queue. */
+  /** > 0: at most this many work groups (the double-buffered kernel's
+   *  large tiles, each group looping over tiles), leaving the rest of the
+   *  device to another queue. */
   int max_groups = 0;
+  gemm_settings tune;
 };
-
-/** Which GEMM kernel the device products use: 1 the first kernel
- *  (kernels/gemm.hpp), 2 the double-buffered one (kernels/gemm_db.hpp).
- *  With kernel 2, products with fewer large tiles than small_below_pct
- *  percent of the compute units use the small-tile variant (0: never):
- *  the short products on the Cholesky's critical path are latency bound
- *  and one large tile per unit leaves most of the units idle. */
-struct gemm_tuning {
-  int kernel = 2;
-  int small_below_pct = 100;
-  /** > 0: plain products (no views, whole C, one item, no split-k) in
-   *  kernel 2's large tiles run as Stream-K (kernels/gemm_db.hpp) on this
-   *  many work groups per compute unit (about the groups a unit holds at
-   *  once) when their tile count is not a multiple of the groups, so that
-   *  no ragged last wave of tiles leaves units idle. 0: never. */
-  int stream_k_per_unit = 0;
-  /** Stream-K only for products of fewer than this many waves of tiles
-   *  (tiles / groups): in longer ones the ragged last wave costs little,
-   *  and one tile per group at a time keeps neighbouring tiles' operands
-   *  in the cache together. */
-  int stream_k_max_waves = 16;
-  /** 1: kernel 2 multiplies on the FP64 tensor cores (MMA = 1 in
-   *  kernels/gemm_db.hpp: mma.sync.m16n8k8 by inline PTX) on devices that
-   *  have them (NVIDIA, compute capability 9.0 or later) and whose
-   *  compiler builds it; 0: never. */
-  int mma = 1;
-  /** > 0: products with at most this many columns of C use kernel 2's
-   *  narrow variant (kernels/gemm_db.hpp, 32-column tiles). 0: never. */
-  int narrow_cols = 32;  // H200 sweep of the Cholesky at n = 8192 (logs/history.md, H200 runs of 2026-11-24)
-};
-inline gemm_tuning& gemm_settings() {
-  static gemm_tuning t;
-  return t;
-}
 
 namespace internal {
 
-inline opencl::kernels::gemm_kernel& gemm_variant(bool ta, bool tb) {
+inline opencl::kernels::gemm_kernel& gemm_tiled_variant(bool ta, bool tb) {
   using namespace opencl::kernels;
   return ta ? (tb ? gemm_tt : gemm_tn) : (tb ? gemm_nt : gemm_nn);
 }
@@ -117,119 +89,103 @@ inline opencl::kernels::gemm_kernel& gemm_db_narrow(bool ta, bool tb) {
 
 inline opencl::kernels::gemm_kernel& gemm_db_persistent(bool ta, bool tb) {
   using namespace opencl::kernels;
-  opencl::kernels::gemm_kernel& p =
-      ta ? (tb ? gemm_db_p_tt : gemm_db_p_tn) : (tb ? gemm_db_p_nt : gemm_db_p_nn);
-  const opencl::kernels::gemm_kernel& big = gemm_db_variant(ta, tb, false);
-  for (const char* key : {"TM", "TN", "TK", "WPTM", "WPTN", "FAST_INTERIOR", "MMA"})
-    if (p.option(key) != big.option(key)) p.set_option(key, big.option(key));
-  return p;
+  return ta ? (tb ? gemm_db_p_tt : gemm_db_p_tn) : (tb ? gemm_db_p_nt : gemm_db_p_nn);
 }
 
-// The Stream-K kernel and its fix-up with the tiles of the large-tile one.
-template <typename K>
-inline K& with_big_tiles(K& k, bool ta, bool tb) {
-  const opencl::kernels::gemm_kernel& big = gemm_db_variant(ta, tb, false);
-  for (const char* key : {"TM", "TN", "TK", "WPTM", "WPTN", "FAST_INTERIOR", "MMA"})
-    if (k.option(key) != big.option(key)) k.set_option(key, big.option(key));
-  return k;
+inline std::map<std::string, int> tile_options(const gemm_tiles& t) {
+  return {{"TM", t.tm}, {"TN", t.tn}, {"TK", t.tk}, {"WPTM", t.wptm}, {"WPTN", t.wptn}};
 }
 
-inline opencl::kernels::gemm_sk_kernel& gemm_db_stream_k(bool ta, bool tb) {
-  using namespace opencl::kernels;
-  return with_big_tiles(ta ? (tb ? gemm_db_sk_tt : gemm_db_sk_tn)
-                           : (tb ? gemm_db_sk_nt : gemm_db_sk_nn),
-                        ta, tb);
+// Local memory of the double-buffered kernel's two buffers of op(A) and
+// op(B) tiles (rows padded by one double2, two with the tensor cores).
+inline std::uint64_t gemm_db_local_bytes(const gemm_tiles& t, bool mma) {
+  const int pad = mma ? 2 : 1;
+  return 2ULL * t.tk * (t.tm / 2 + pad + t.tn / 2 + pad) * 16;
 }
 
-// Local memory of kernel 2's two buffers of op(A) and op(B) tiles (rows
-// padded by one double2, two with MMA).
-inline std::uint64_t gemm_db_local_bytes(const opencl::kernels::gemm_kernel& k) {
-  const int pad = k.option("MMA") ? 2 : 1;
-  return 2ULL * k.option("TK") * (k.option("TM") / 2 + pad + k.option("TN") / 2 + pad) * 16;
-}
-
-// Whether the selected device runs kernel 2 on its FP64 tensor cores: an
-// NVIDIA device of compute capability >= 9.0 (the f64 mma.m16n8k8 shape)
-// whose OpenCL compiler builds the MMA kernel. Checked once per device
-// selection; gemm_tuning::mma = 0 turns it off.
-inline bool mma_available() {
+// Whether the selected device's OpenCL compiler builds the double-buffered
+// kernel on the FP64 tensor cores (the f64 mma.m16n8k8 shape, PTX for
+// compute capability 9.0): checked once per device selection, for devices
+// whose settings ask for the tensor cores.
+inline bool mma_builds(const gemm_tiles& large) {
   static unsigned generation = 0;
-  static bool available = false;
+  static bool builds = false;
   opencl::context& ctx = opencl::context::instance();
-  if (gemm_settings().mma == 0) return false;
-  if (generation == ctx.generation()) return available;
+  if (generation == ctx.generation()) return builds;
   generation = ctx.generation();
-  available = false;
+  builds = false;
   try {
-    const std::string ext = ctx.device().getInfo<CL_DEVICE_EXTENSIONS>();
-    if (ext.find("cl_nv_device_attribute_query") == std::string::npos) return false;
-    cl_uint major = 0;
-    const cl_device_info compute_capability_major_nv = 0x4000;
-    if (::clGetDeviceInfo(ctx.device()(), compute_capability_major_nv, sizeof(major), &major,
-                          nullptr) != CL_SUCCESS ||
-        major < 9)
-      return false;
     std::map<std::string, int> options = opencl::kernels::gemm_db_options(0, 0);
+    for (const auto& kv : tile_options(large)) options[kv.first] = kv.second;
     options["MMA"] = 1;
     ctx.kernel("gemm_db", opencl::kernels::gemm_db_source,
                opencl::internal::build_options(options));
-    available = true;
+    builds = true;
   } catch (const std::exception&) {
-    available = false;  // no such shape in this compiler: the FMA kernel
+    builds = false;  // no such shape in this compiler: the FMA kernel
   }
-  return available;
+  return builds;
 }
 
-// MMA on the chosen kernel 2 object when available and its tiles fit the
-// warp layout (TM, TN multiples of 32, TK of 8, 256 work items).
-inline opencl::kernels::gemm_kernel& with_mma(opencl::kernels::gemm_kernel& k) {
-  const bool fits = k.option("TM") % 32 == 0 && k.option("TN") % 32 == 0 &&
-                    k.option("TK") % 8 == 0 &&
-                    (k.option("TM") / k.option("WPTM")) * (k.option("TN") / k.option("WPTN")) ==
-                        256;
-  k.set_option("MMA", fits && mma_available() ? 1 : 0);
-  return k;
-}
+// The kernel object for one product, the tiles it runs with and whether
+// on the tensor cores.
+struct gemm_choice {
+  opencl::kernels::gemm_kernel* kernel;
+  gemm_tiles tiles;
+  bool mma;
+};
 
-// The kernel for an m x n product (batch items): see gemm_tuning.
-inline opencl::kernels::gemm_kernel& choose_kernel(bool ta, bool tb, int m, int n,
-                                                   int batch, bool lower_only) {
+// The kernel for an m x n product (batch items): the tiled kernel where
+// the settings ask for it or the double-buffered kernel's local memory does
+// not fit; else the double-buffered kernel's large, small or narrow tiles
+// (gemm_settings). On small devices (fewer work items per group than the
+// tiles need) any tiles become 32 x 32 with 4 x 4 per work item.
+inline gemm_choice choose_kernel(bool ta, bool tb, int m, int n, int batch, bool lower_only,
+                                 const gemm_settings& s) {
   const opencl::device_info& info = opencl::context::instance().info();
-  const std::size_t max_wg = info.max_work_group_size;
-  // Kernel 2 on devices whose local memory cannot hold its tiles: kernel 1.
-  if (gemm_settings().kernel != 2 ||
-      gemm_db_local_bytes(gemm_db_variant(ta, tb, false)) > info.local_mem) {
-    opencl::kernels::gemm_kernel& kern = gemm_variant(ta, tb);
-    if (max_wg < 256 && kern.option("TM") != 32) {  // small devices: 8 x 8 items
-      kern.set_option("TM", 32);
-      kern.set_option("TN", 32);
-    }
-    return kern;
-  }
-  opencl::kernels::gemm_kernel* kern = &gemm_db_variant(ta, tb, false);
-  if (gemm_settings().small_below_pct > 0) {
-    const long long tm = kern->option("TM"), tn = kern->option("TN");
+  auto fit = [&](gemm_tiles t) {
+    if (static_cast<std::size_t>(t.tm / t.wptm) * (t.tn / t.wptn) > info.max_work_group_size)
+      t = {32, 32, t.tk, 4, 4};
+    return t;
+  };
+  // The tensor cores need tiles that fit the warp layout (TM, TN multiples
+  // of 32, TK of 8, 256 work items).
+  auto mma = [&](const gemm_tiles& t) {
+    return s.tensor_cores && t.tm % 32 == 0 && t.tn % 32 == 0 && t.tk % 8 == 0 &&
+           (t.tm / t.wptm) * (t.tn / t.wptn) == 256 && mma_builds(fit(s.large));
+  };
+  const gemm_tiles large = fit(s.large);
+  if (s.kernel == gemm_kernel::tiled || gemm_db_local_bytes(large, mma(large)) > info.local_mem)
+    return {&gemm_tiled_variant(ta, tb), fit(s.tiled), false};
+  gemm_choice c{&gemm_db_variant(ta, tb, false), large, false};
+  if (s.small_below_pct > 0) {
+    const long long tm = large.tm, tn = large.tn;
     const long long row_tiles = (m + tm - 1) / tm;
     long long tiles = 0;
     for (long long j0 = 0; j0 < n; j0 += tn)  // lower-only: tiles not above the diagonal
       tiles += lower_only ? row_tiles - std::min(row_tiles, j0 / tm) : row_tiles;
     tiles *= batch;
-    if (tiles * 100 < static_cast<long long>(gemm_settings().small_below_pct) *
-                          info.compute_units)
-      kern = &gemm_db_variant(ta, tb, true);
+    if (tiles * 100 < static_cast<long long>(s.small_below_pct) * info.compute_units)
+      c = {&gemm_db_variant(ta, tb, true), fit(s.small), false};
   }
-  if (n <= gemm_settings().narrow_cols &&
-      gemm_db_local_bytes(gemm_db_narrow(ta, tb)) <= info.local_mem)
-    kern = &gemm_db_narrow(ta, tb);
-  const std::size_t items = static_cast<std::size_t>(kern->option("TM") / kern->option("WPTM")) *
-                            (kern->option("TN") / kern->option("WPTN"));
-  if (max_wg < items) {  // small devices: 8 x 8 items, 4 x 4 each
-    kern->set_option("TM", 32);
-    kern->set_option("TN", 32);
-    kern->set_option("WPTM", 4);
-    kern->set_option("WPTN", 4);
-  }
-  return with_mma(*kern);
+  const gemm_tiles narrow = fit(s.narrow);
+  if (n <= s.narrow_cols && gemm_db_local_bytes(narrow, mma(narrow)) <= info.local_mem)
+    c = {&gemm_db_narrow(ta, tb), narrow, false};
+  c.mma = mma(c.tiles);
+  return c;
+}
+
+// The kernel object built for these tiles (and, for the double-buffered
+// kernel, with or without the tensor cores): a kernel_cl keeps the variant
+// it last ran, so this changes nothing while the settings do not.
+inline void configure(opencl::kernels::gemm_kernel& k, const gemm_tiles& t, bool double_buffered,
+                      bool mma) {
+  k.set_option("TM", t.tm);
+  k.set_option("TN", t.tn);
+  k.set_option("TK", t.tk);
+  k.set_option("WPTM", t.wptm);
+  k.set_option("WPTN", t.wptn);
+  if (double_buffered) k.set_option("MMA", mma ? 1 : 0);
 }
 
 // Bits of the kernel's `views` argument for op(X) given X's stored view.
@@ -263,44 +219,27 @@ inline void gemm(matrix_cl& c, int ci, int cj, long long c_stride,
                  const gemm_block& a, const gemm_block& b, int m, int n, int k,
                  const gemm_options& opt = gemm_options()) {
   if (m <= 0 || n <= 0 || opt.batch <= 0) return;
-  opencl::kernels::gemm_kernel* chosen =
-      &internal::choose_kernel(a.trans, b.trans, m, n, opt.batch, opt.lower_only);
-  const int tm = chosen->option("TM"), tn = chosen->option("TN"), tk = chosen->option("TK");
-  const int rtsm = tm / chosen->option("WPTM"), rtsn = tn / chosen->option("WPTN");
+  internal::gemm_choice chosen =
+      internal::choose_kernel(a.trans, b.trans, m, n, opt.batch, opt.lower_only, opt.tune);
+  const gemm_tiles& t = chosen.tiles;
+  const int tm = t.tm, tn = t.tn, tk = t.tk;
+  const int rtsm = tm / t.wptm, rtsn = tn / t.wptn;
   const long long tiles_m = (m + tm - 1) / tm, tiles_n = (n + tn - 1) / tn;
   cl::NDRange groups(tiles_m, tiles_n);
   if (opt.max_groups > 0 && tiles_m * tiles_n > opt.max_groups &&
-      chosen == &internal::gemm_db_variant(a.trans, b.trans, false)) {
-    chosen = &internal::gemm_db_persistent(a.trans, b.trans);
+      chosen.kernel == &internal::gemm_db_variant(a.trans, b.trans, false)) {
+    chosen.kernel = &internal::gemm_db_persistent(a.trans, b.trans);
     groups = cl::NDRange(opt.max_groups, 1);
   }
-  opencl::kernels::gemm_kernel& kern = *chosen;
+  opencl::kernels::gemm_kernel& kern = *chosen.kernel;
+  internal::configure(kern, t, chosen.kernel != &internal::gemm_tiled_variant(a.trans, b.trans),
+                      chosen.mma);
   const int views = internal::view_bits(a, 1, 2) | internal::view_bits(b, 4, 8) |
                     (opt.lower_only ? 16 : 0);
   int splits = opt.splits > 0 ? opt.splits
                : opt.batch == 1 ? internal::choose_splits(m, n, k, tm, tn, tk)
                                 : 1;
   const cl::NDRange local(rtsm, rtsn, 1);
-  const long long sk = static_cast<long long>(gemm_settings().stream_k_per_unit) *
-                       opencl::context::instance().info().compute_units;
-  if (sk > 0 && opt.batch == 1 && splits == 1 && views == 0 && k > 0 &&
-      chosen == &internal::gemm_db_variant(a.trans, b.trans, false) && !kern.option("MMA") &&
-      tiles_m * tiles_n > sk && (tiles_m * tiles_n) % sk != 0 &&
-      tiles_m * tiles_n < sk * gemm_settings().stream_k_max_waves) {
-    matrix_cl parts(2 * tm * tn, static_cast<int>(sk));  // two slots per group
-    const long long fix = std::min<long long>(
-        256, opencl::context::instance().info().max_work_group_size);
-    internal::gemm_db_stream_k(a.trans, b.trans)(
-        cl::NDRange(sk * rtsm, rtsn, 1), local, c, *a.m, *b.m, m, n, k, internal::offset(a),
-        a.m->rows(), a.stride, internal::offset(b), b.m->rows(), b.stride,
-        static_cast<cl_long>(cj) * c.rows() + ci, c.rows(), c_stride, opt.alpha, opt.beta,
-        views, 1, parts);
-    internal::with_big_tiles(opencl::kernels::gemm_streamk_fixup, false, false)(
-        cl::NDRange(tiles_m * tiles_n * fix), cl::NDRange(fix), c, parts, m, n, k,
-        static_cast<cl_long>(cj) * c.rows() + ci, c.rows(), opt.alpha, opt.beta,
-        static_cast<int>(sk));
-    return;
-  }
   const cl::NDRange global(groups.get()[0] * rtsm, groups.get()[1] * rtsn,
                            static_cast<std::size_t>(opt.batch) * splits);
   const cl_long c_off = static_cast<cl_long>(cj) * c.rows() + ci;
@@ -320,7 +259,8 @@ inline void gemm(matrix_cl& c, int ci, int cj, long long c_stride,
 
 /** A B on the device. The result's view follows from the operands' views
  *  (lower times lower is lower); a vector operand uses the vector kernels. */
-inline matrix_cl multiply(const matrix_cl& a, const matrix_cl& b, int splits = 0) {
+inline matrix_cl multiply(const matrix_cl& a, const matrix_cl& b,
+                          const gemm_settings& tune = tuned_settings().gemm) {
   if (a.cols() != b.rows())
     throw invalid_argument("y", "has " + std::to_string(b.rows()) +
                                     " rows but `x` has " +
@@ -330,16 +270,17 @@ inline matrix_cl multiply(const matrix_cl& a, const matrix_cl& b, int splits = 0
   matrix_cl c(a.rows(), b.cols(), product_view(a.view(), b.view()));
   if (c.size() == 0) return c;
   if (a.cols() == 0) {  // an empty inner dimension: all zeros
-    linalg::gemm(c, 0, 0, 0, gemm_block{&a}, gemm_block{&b}, c.rows(), c.cols(), 0);
+    linalg::gemm(c, 0, 0, 0, gemm_block{&a}, gemm_block{&b}, c.rows(), c.cols(), 0,
+                 gemm_options(tune));
     return c;
   }
   const int k = a.cols();
-  if (b.cols() == 1 && splits == 0) {
+  if (b.cols() == 1) {
     opencl::kernels::matrix_vector(cl::NDRange(a.rows()), c, a, b, a.rows(), k,
                                    static_cast<int>(a.view()));
     return c;
   }
-  if (a.rows() == 1 && splits == 0) {
+  if (a.rows() == 1) {
     const int ls = opencl::kernels::row_vector_matrix.option("LOCAL_SIZE");
     opencl::kernels::row_vector_matrix(cl::NDRange(static_cast<std::size_t>(b.cols()) * ls),
                                        cl::NDRange(ls), c, a, b, k, b.cols(),
@@ -350,15 +291,14 @@ inline matrix_cl multiply(const matrix_cl& a, const matrix_cl& b, int splits = 0
   ab.view = a.view();
   gemm_block bb{&b};
   bb.view = b.view();
-  gemm_options opt;
-  opt.splits = splits;
-  linalg::gemm(c, 0, 0, 0, ab, bb, c.rows(), c.cols(), k, opt);
+  linalg::gemm(c, 0, 0, 0, ab, bb, c.rows(), c.cols(), k, gemm_options(tune));
   return c;
 }
 
 /** C = A A^T on the device (section 3.1.2): the lower triangle is computed
  *  and mirrored onto the upper one. */
-inline matrix_cl multiply_transpose(const matrix_cl& a) {
+inline matrix_cl multiply_transpose(const matrix_cl& a,
+                                    const gemm_settings& tune = tuned_settings().gemm) {
   a.check_device("x");
   matrix_cl c(a.rows(), a.rows());
   if (c.size() == 0) return c;
@@ -366,7 +306,7 @@ inline matrix_cl multiply_transpose(const matrix_cl& a) {
   x.view = a.view();
   gemm_block xt = x;
   xt.trans = true;
-  gemm_options opt;
+  gemm_options opt(tune);
   opt.lower_only = true;
   linalg::gemm(c, 0, 0, 0, x, xt, a.rows(), a.rows(), a.cols(), opt);
   opencl::triangular_transpose(c, matrix_view::lower);

@@ -19,6 +19,7 @@
 #include "../opencl/sub_block.hpp"
 #include "../opencl/transpose.hpp"
 #include "gemm.hpp"
+#include "settings.hpp"
 
 #include <string>
 
@@ -66,27 +67,27 @@ namespace internal {
 // T_p = C2_p A3_p for the `count` pairs starting with pair `first`; pairs
 // are 2 s apart on the diagonal of the n x n matrix w, C2 is s2 x s2.
 inline void inv_lower_tri_multiply(matrix_cl& temp, const matrix_cl& w, int s,
-                                   int s2, int first, int count) {
+                                   int s2, int first, int count, const gemm_settings& g) {
   const int n = w.rows();
   const int o = 2 * s * first;
   const long long step = 2LL * s * (n + 1);
   gemm_block c2{&w, o + s, o + s, false, matrix_view::lower, step};
   gemm_block a3{&w, o + s, o, false, matrix_view::entire, step};
-  gemm_options opt;
+  gemm_options opt(g);
   opt.batch = count;
   linalg::gemm(temp, 0, first * s, static_cast<long long>(s) * s, c2, a3, s2, s, s2, opt);
 }
 
 // C3_p = -T_p C1_p, written into w below C1_p.
 inline void neg_rect_lower_tri_multiply(matrix_cl& w, const matrix_cl& temp, int s,
-                                        int s2, int first, int count) {
+                                        int s2, int first, int count, const gemm_settings& g) {
   const int n = w.rows();
   const int o = 2 * s * first;
   const long long step = 2LL * s * (n + 1);
   gemm_block t{&temp, 0, first * s, false, matrix_view::entire,
                static_cast<long long>(s) * s};
   gemm_block c1{&w, o, o, false, matrix_view::lower, step};
-  gemm_options opt;
+  gemm_options opt(g);
   opt.alpha = -1.0;
   opt.batch = count;
   linalg::gemm(w, o + s, o, step, t, c1, s2, s, s, opt);
@@ -95,12 +96,15 @@ inline void neg_rect_lower_tri_multiply(matrix_cl& w, const matrix_cl& temp, int
 }  // namespace internal
 
 /** The inverse of the lower triangle of the n x n block of `l` at (o, o),
- *  computed without checks (the caller knows the diagonal is non-zero). */
-inline matrix_cl tri_inverse_block(const matrix_cl& l, int o, int n) {
+ *  computed without checks (the caller knows the diagonal is non-zero),
+ *  with settings `tune` (by default the selected device's). */
+inline matrix_cl tri_inverse_block(const matrix_cl& l, int o, int n,
+                                   const linalg_settings& tune = tuned_settings()) {
   matrix_cl w = opencl::zeros(n, n);
   if (n == 0) return w;
   opencl::sub_block(w, l, o, o, 0, 0, n, n, matrix_view::lower);
-  const int bs = opencl::kernels::diag_inv.option("DIAG_BLOCK");
+  const int bs = tune.diag_block;
+  opencl::kernels::diag_inv.set_option("DIAG_BLOCK", bs);
   const int blocks = (n + bs - 1) / bs;
   opencl::kernels::diag_inv(cl::NDRange(static_cast<std::size_t>(blocks) * bs),
                             cl::NDRange(bs), w, n);
@@ -113,12 +117,12 @@ inline matrix_cl tri_inverse_block(const matrix_cl& l, int o, int n) {
       // The product T of pair p sits in columns p s .. p s + s - 1 of t.
       matrix_cl t(s, s * pairs);
       if (full > 0) {
-        internal::inv_lower_tri_multiply(t, w, s, s, 0, full);
-        internal::neg_rect_lower_tri_multiply(w, t, s, s, 0, full);
+        internal::inv_lower_tri_multiply(t, w, s, s, 0, full, tune.gemm);
+        internal::neg_rect_lower_tri_multiply(w, t, s, s, 0, full, tune.gemm);
       }
       if (full < pairs) {
-        internal::inv_lower_tri_multiply(t, w, s, last_s2, pairs - 1, 1);
-        internal::neg_rect_lower_tri_multiply(w, t, s, last_s2, pairs - 1, 1);
+        internal::inv_lower_tri_multiply(t, w, s, last_s2, pairs - 1, 1, tune.gemm);
+        internal::neg_rect_lower_tri_multiply(w, t, s, last_s2, pairs - 1, 1, tune.gemm);
       }
     }
   }

@@ -66,7 +66,7 @@ inline bool is_symmetric(const matrix_cl& a, double tol = 1e-8) {
     const int rows = kernels::check_symmetric.option("SYM_ROWS");
     const std::size_t tiles = (a.rows() + tile - 1) / tile;
     return kernels::check_symmetric(cl::NDRange(tiles * tile, tiles * rows),
-                                    cl::NDRange(tile, rows), a, a.rows(), tol, flag);
+                                    cl::NDRange(tile, rows), a, a.rows(), tol, flag, 0);
   });
 }
 

@@ -26,6 +26,12 @@
 namespace clbayes {
 namespace opencl {
 
+/** The in-order queues of the selected device: the main one, a side queue
+ *  for work that overlaps with it (the Cholesky's look-ahead panels) and a
+ *  transfer queue for copies between host and device that overlap with
+ *  both. Ordering between queues is by events only. */
+enum class queue_role { main, side, transfer };
+
 class context {
  public:
   static context& instance() {
@@ -74,7 +80,8 @@ class context {
       context_ = ctx;
       queue_ = queue;
       side_queue_ = cl::CommandQueue();
-      on_side_ = false;
+      transfer_queue_ = cl::CommandQueue();
+      role_ = queue_role::main;
       device_ = devs[device];
     } catch (const cl::Error& e) {
       throw opencl_error("creating a context on '" + info.name + "'", e.err());
@@ -87,13 +94,13 @@ class context {
 
   /** Drop the selected device: later work runs on the CPU paths. */
   void deselect() {
-    if (selected_) queue_.finish();
-    if (selected_ && side_queue_() != nullptr) side_queue_.finish();
+    if (selected_) finish_all();
     programs_.clear();
     context_ = cl::Context();
     queue_ = cl::CommandQueue();
     side_queue_ = cl::CommandQueue();
-    on_side_ = false;
+    transfer_queue_ = cl::CommandQueue();
+    role_ = queue_role::main;
     device_ = cl::Device();
     info_ = device_info();
     selected_ = false;
@@ -134,38 +141,41 @@ class context {
     require_device();
     return context_;
   }
-  /** The queue work is enqueued on: the main in-order queue, or the side
-   *  queue inside a side_queue_scope. */
+  /** The queue work is enqueued on: the main queue, or the one a
+   *  queue_scope selects. */
   cl::CommandQueue& queue() {
     require_device();
-    return on_side_ ? side_queue_ : queue_;
+    switch (role_) {
+      case queue_role::side: return side_queue();
+      case queue_role::transfer: return transfer_queue();
+      default: return queue_;
+    }
   }
   /** The main queue, whatever scope is active. */
   cl::CommandQueue& main_queue() {
     require_device();
     return queue_;
   }
-  /** A second in-order queue on the same device, made on first use: work
-   *  on it may overlap with the main queue's (the look-ahead of the
-   *  Cholesky); ordering between the two is by events only. */
-  cl::CommandQueue& side_queue() {
-    require_device();
-    if (side_queue_() == nullptr) {
-      try {
-        side_queue_ = cl::CommandQueue(context_, device_, queue_properties());
-      } catch (const cl::Error& e) {
-        throw opencl_error("creating a second command queue", e.err());
-      }
-    }
-    return side_queue_;
+  /** The side queue, made on first use. */
+  cl::CommandQueue& side_queue() { return extra_queue(side_queue_, "a second command queue"); }
+  /** The transfer queue, made on first use. */
+  cl::CommandQueue& transfer_queue() {
+    return extra_queue(transfer_queue_, "a transfer command queue");
   }
-  /** Route queue() to the side queue (true) or the main one (false);
-   *  returns the previous setting. See side_queue_scope. */
-  bool use_side_queue(bool on) {
-    if (on) side_queue();
-    const bool was = on_side_;
-    on_side_ = on;
+  /** Route queue() to the queue of `role`; returns the previous role. See
+   *  queue_scope. */
+  queue_role use_queue(queue_role role) {
+    if (role == queue_role::side) side_queue();  // made before the first use
+    if (role == queue_role::transfer) transfer_queue();
+    const queue_role was = role_;
+    role_ = role;
     return was;
+  }
+  /** Wait for every queue of the selected device. */
+  void finish_all() {
+    queue_.finish();
+    if (side_queue_() != nullptr) side_queue_.finish();
+    if (transfer_queue_() != nullptr) transfer_queue_.finish();
   }
   /** Queues made from now on record profiling times in their events
    *  (benchmarks only); recreates the queues after finishing them. */
@@ -173,12 +183,12 @@ class context {
     if (on == profiling_) return;
     profiling_ = on;
     if (!selected()) return;
-    queue_.finish();
-    if (side_queue_() != nullptr) side_queue_.finish();
+    finish_all();
     try {
       queue_ = cl::CommandQueue(context_, device_, queue_properties());
       side_queue_ = cl::CommandQueue();
-      on_side_ = false;
+      transfer_queue_ = cl::CommandQueue();
+      role_ = queue_role::main;
     } catch (const cl::Error& e) {
       throw opencl_error("creating a profiling command queue", e.err());
     }
@@ -268,6 +278,18 @@ class context {
     return profiling_ ? CL_QUEUE_PROFILING_ENABLE : 0;
   }
 
+  cl::CommandQueue& extra_queue(cl::CommandQueue& q, const char* what) {
+    require_device();
+    if (q() == nullptr) {
+      try {
+        q = cl::CommandQueue(context_, device_, queue_properties());
+      } catch (const cl::Error& e) {
+        throw opencl_error(std::string("creating ") + what, e.err());
+      }
+    }
+    return q;
+  }
+
   static std::vector<cl::Platform> all_platforms() {
     std::vector<cl::Platform> platforms;
     try {
@@ -295,19 +317,27 @@ class context {
     info.device = di;
     info.platform_name = trim(p.getInfo<CL_PLATFORM_NAME>());
     info.name = trim(d.getInfo<CL_DEVICE_NAME>());
+    info.vendor = trim(d.getInfo<CL_DEVICE_VENDOR>());
     cl_device_type t = d.getInfo<CL_DEVICE_TYPE>();
     info.type = (t & CL_DEVICE_TYPE_GPU)           ? "gpu"
                 : (t & CL_DEVICE_TYPE_CPU)         ? "cpu"
                 : (t & CL_DEVICE_TYPE_ACCELERATOR) ? "accelerator"
                                                    : "other";
     info.version = trim(d.getInfo<CL_DEVICE_VERSION>());
-    info.fp64 = d.getInfo<CL_DEVICE_EXTENSIONS>().find("cl_khr_fp64") !=
-                std::string::npos;
+    const std::string extensions = d.getInfo<CL_DEVICE_EXTENSIONS>();
+    info.fp64 = extensions.find("cl_khr_fp64") != std::string::npos;
     info.global_mem = d.getInfo<CL_DEVICE_GLOBAL_MEM_SIZE>();
     info.local_mem = d.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
     info.max_alloc = d.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>();
     info.compute_units = static_cast<int>(d.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>());
     info.max_work_group_size = d.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
+    if (extensions.find("cl_nv_device_attribute_query") != std::string::npos) {
+      // CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV / _MINOR_NV (cl_ext.h)
+      cl_uint major = 0, minor = 0;
+      if (::clGetDeviceInfo(d(), 0x4000, sizeof(major), &major, nullptr) == CL_SUCCESS &&
+          ::clGetDeviceInfo(d(), 0x4001, sizeof(minor), &minor, nullptr) == CL_SUCCESS)
+        info.nv_compute_capability = static_cast<int>(10 * major + minor);
+    }
     return info;
   }
 
@@ -332,7 +362,8 @@ class context {
   cl::Context context_;
   cl::CommandQueue queue_;
   cl::CommandQueue side_queue_;
-  bool on_side_ = false;
+  cl::CommandQueue transfer_queue_;
+  queue_role role_ = queue_role::main;
   bool profiling_ = false;
   cl::Device device_;
   device_info info_;
@@ -340,16 +371,16 @@ class context {
 };
 
 /** While alive, work enqueued through context::queue() (every kernel_cl
- *  launch) goes to the side queue. */
-class side_queue_scope {
+ *  launch) goes to the queue of `role`. */
+class queue_scope {
  public:
-  side_queue_scope() : was_(context::instance().use_side_queue(true)) {}
-  ~side_queue_scope() { context::instance().use_side_queue(was_); }
-  side_queue_scope(const side_queue_scope&) = delete;
-  side_queue_scope& operator=(const side_queue_scope&) = delete;
+  explicit queue_scope(queue_role role) : was_(context::instance().use_queue(role)) {}
+  ~queue_scope() { context::instance().use_queue(was_); }
+  queue_scope(const queue_scope&) = delete;
+  queue_scope& operator=(const queue_scope&) = delete;
 
  private:
-  bool was_;
+  queue_role was_;
 };
 
 }  // namespace opencl

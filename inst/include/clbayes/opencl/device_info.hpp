@@ -14,6 +14,7 @@ struct device_info {
   int device = -1;    // 0-based index within the platform
   std::string platform_name;
   std::string name;
+  std::string vendor;  // CL_DEVICE_VENDOR
   std::string type;  // "gpu", "cpu", "accelerator" or "other"
   std::string version;
   bool fp64 = false;
@@ -22,6 +23,9 @@ struct device_info {
   std::uint64_t local_mem = 0;   // bytes
   int compute_units = 0;
   std::size_t max_work_group_size = 0;
+  /** NVIDIA's compute capability as 10 major + minor (90: Hopper); 0 on
+   *  devices without cl_nv_device_attribute_query. */
+  int nv_compute_capability = 0;
 };
 
 }  // namespace opencl

@@ -24,22 +24,18 @@ namespace clbayes {
 namespace opencl {
 
 /** Chunk size of the pinned copies (bytes) and host threads that copy
- *  into and out of the staging buffers (0: up to 8, as the host has). */
+ *  into and out of the staging buffers (0: up to 8, as the host has). The
+ *  copies take them as an argument, by default these. */
 struct pinned_tuning {
   std::size_t chunk_bytes = std::size_t(32) << 20;
   int threads = 0;
 };
-inline pinned_tuning& pinned_settings() {
-  static pinned_tuning t;
-  return t;
-}
 
 namespace internal {
 
 // memcpy with several threads: one thread copies at a fraction of the
 // memory bandwidth of a server host.
-inline void parallel_copy(char* dst, const char* src, std::size_t bytes) {
-  int threads = pinned_settings().threads;
+inline void parallel_copy(char* dst, const char* src, std::size_t bytes, int threads) {
   if (threads <= 0) threads = std::min(8, std::max(1, int(std::thread::hardware_concurrency())));
   const std::size_t min_part = std::size_t(4) << 20;
   threads = int(std::max<std::size_t>(1, std::min<std::size_t>(threads, bytes / min_part)));
@@ -114,27 +110,91 @@ inline pinned_pair& staging(std::size_t bytes) {
   return *pair;
 }
 
+// Copies between host memory and device buffers on one queue through the
+// session's staging pair, chunk by chunk: while one staging buffer is in
+// flight, the host fills (or drains) the other. A stream's writes and reads
+// share the pair, so a chunk waits for the last one that used its buffer.
+class pinned_stream {
+ public:
+  pinned_stream(cl::CommandQueue& q, const pinned_tuning& tune)
+      : q_(q), pins_(staging(tune.chunk_bytes)), chunk_(tune.chunk_bytes),
+        threads_(tune.threads) {}
+  pinned_stream(const pinned_stream&) = delete;
+  pinned_stream& operator=(const pinned_stream&) = delete;
+  // The staging pair outlives the stream: nothing may still be copying
+  // into or out of it (after an error or an interrupt too).
+  ~pinned_stream() {
+    for (cl::Event& e : ev_) {
+      try {
+        if (e() != nullptr) e.wait();
+      } catch (const cl::Error&) {  // nothing useful to do in a destructor
+      }
+    }
+  }
+
+  /** Enqueue the copy of `len` bytes at src into `buf` at byte `offset`;
+   *  src may change once this returns. The event of the last chunk. */
+  cl::Event write(const cl::Buffer& buf, std::size_t offset, const char* src, std::size_t len) {
+    cl::Event last;
+    for (std::size_t done = 0; done < len; done += chunk_) {
+      const std::size_t part = std::min(chunk_, len - done);
+      cl::Event& e = ev_[slot_];
+      if (e() != nullptr) e.wait();  // this buffer's previous chunk has left
+      parallel_copy(pins_.ptr(slot_), src + done, part, threads_);
+      q_.enqueueWriteBuffer(buf, CL_FALSE, offset + done, part, pins_.ptr(slot_), nullptr, &e);
+      last = e;
+      slot_ ^= 1;
+    }
+    return last;
+  }
+
+  /** Copy `len` bytes of `buf` at byte `offset` into dst, after everything
+   *  enqueued on the queue so far; returns when dst holds them. */
+  void read(const cl::Buffer& buf, std::size_t offset, char* dst, std::size_t len) {
+    std::size_t next = 0;  // bytes whose read is enqueued
+    std::size_t at[2] = {0, 0};
+    auto enqueue = [&](int s) {
+      if (ev_[s]() != nullptr) ev_[s].wait();
+      at[s] = next;
+      const std::size_t part = std::min(chunk_, len - next);
+      q_.enqueueReadBuffer(buf, CL_FALSE, offset + next, part, pins_.ptr(s), nullptr, &ev_[s]);
+      next += part;
+    };
+    const int first = slot_;
+    for (int i = 0; i < 2 && next < len; ++i) enqueue(first ^ i);
+    for (std::size_t done = 0, i = 0; done < len; ++i) {
+      const int s = first ^ static_cast<int>(i & 1);
+      ev_[s].wait();
+      ev_[s] = cl::Event();
+      const std::size_t part = std::min(chunk_, len - at[s]);
+      parallel_copy(dst + at[s], pins_.ptr(s), part, threads_);
+      done += part;
+      if (next < len) enqueue(s);  // refill this buffer while the other drains
+    }
+  }
+
+ private:
+  cl::CommandQueue& q_;
+  pinned_pair& pins_;
+  std::size_t chunk_;
+  int threads_;
+  cl::Event ev_[2];
+  int slot_ = 0;
+};
+
 }  // namespace internal
 
 /** The rows x cols host matrix a as a new device matrix, through pinned
  *  staging (entire view). */
-inline matrix_cl to_matrix_cl_pinned(const double* a, int rows, int cols) {
+inline matrix_cl to_matrix_cl_pinned(const double* a, int rows, int cols,
+                                     const pinned_tuning& tune = pinned_tuning()) {
   matrix_cl m(rows, cols);
   const std::size_t total = sizeof(double) * static_cast<std::size_t>(m.size());
   if (total == 0) return m;
-  const std::size_t chunk = std::min(total, pinned_settings().chunk_bytes);
-  internal::pinned_pair& pins = internal::staging(pinned_settings().chunk_bytes);
   cl::CommandQueue& q = context::instance().queue();
-  cl::Event ev[2];
-  const char* src = reinterpret_cast<const char*>(a);
   try {
-    for (std::size_t off = 0, i = 0; off < total; off += chunk, ++i) {
-      const int s = static_cast<int>(i % 2);
-      const std::size_t len = std::min(chunk, total - off);
-      if (ev[s]()) ev[s].wait();  // the buffer's previous chunk has left
-      internal::parallel_copy(pins.ptr(s), src + off, len);
-      q.enqueueWriteBuffer(m.buffer(), CL_FALSE, off, len, pins.ptr(s), nullptr, &ev[s]);
-    }
+    internal::pinned_stream stream(q, tune);
+    stream.write(m.buffer(), 0, reinterpret_cast<const char*>(a), total);
     q.finish();
   } catch (const cl::Error& e) {
     throw opencl_error(std::string(e.what()) + " copying a matrix to the device", e.err());
@@ -144,35 +204,15 @@ inline matrix_cl to_matrix_cl_pinned(const double* a, int rows, int cols) {
 
 /** Copy the whole device matrix m (every element, whatever its view) into
  *  the host array a through pinned staging. */
-inline void from_matrix_cl_pinned(const matrix_cl& m, double* a) {
+inline void from_matrix_cl_pinned(const matrix_cl& m, double* a,
+                                  const pinned_tuning& tune = pinned_tuning()) {
   m.check_device("x");
   const std::size_t total = sizeof(double) * static_cast<std::size_t>(m.size());
   if (total == 0) return;
   m.wait();
-  const std::size_t chunk = std::min(total, pinned_settings().chunk_bytes);
-  internal::pinned_pair& pins = internal::staging(pinned_settings().chunk_bytes);
-  cl::CommandQueue& q = context::instance().queue();
-  cl::Event ev[2];
-  std::size_t pending[2] = {0, 0};
-  char* dst = reinterpret_cast<char*>(a);
   try {
-    std::size_t next = 0;
-    for (int s = 0; s < 2 && next < total; ++s, next += chunk) {
-      pending[s] = next;
-      q.enqueueReadBuffer(m.buffer(), CL_FALSE, next, std::min(chunk, total - next),
-                          pins.ptr(s), nullptr, &ev[s]);
-    }
-    for (std::size_t done = 0, i = 0; done < total; done += chunk, ++i) {
-      const int s = static_cast<int>(i % 2);
-      ev[s].wait();
-      internal::parallel_copy(dst + pending[s], pins.ptr(s), std::min(chunk, total - pending[s]));
-      if (next < total) {  // refill this buffer while the other drains
-        pending[s] = next;
-        q.enqueueReadBuffer(m.buffer(), CL_FALSE, next, std::min(chunk, total - next),
-                            pins.ptr(s), nullptr, &ev[s]);
-        next += chunk;
-      }
-    }
+    internal::pinned_stream stream(context::instance().queue(), tune);
+    stream.read(m.buffer(), 0, reinterpret_cast<char*>(a), total);
   } catch (const cl::Error& e) {
     throw opencl_error(std::string(e.what()) + " copying a matrix from the device", e.err());
   }

@@ -1,19 +1,14 @@
 #ifndef CLBAYES_REDUCE_DEVICE_TUNING_HPP
 #define CLBAYES_REDUCE_DEVICE_TUNING_HPP
 
-// The knobs of gpu_sum()'s device path and the scratch buffers it keeps
-// between calls. Two kernels can do the work:
-//   legacy  the multi-level launch sequence of accurate-reduction.txt,
-//           Fig. 2 (reduce/sum_device.hpp): blocks, then partials, then one
-//           last block, a launch each;
-//   stream  one launch of a grid of a few resident groups per compute unit
-//           that streams over the input, the last group combining the
-//           partials (reduce/sum_stream.hpp, kernels/reduce_stream.hpp).
-// Both walk a perfect binary tree over the input zero-padded to 2^D, D =
-// ceil(log2 n), so they agree on the div2 correction C = 2^D / n.
+// The tuned settings of gpu_sum()'s device path (reduce/sum_device.hpp: the
+// multi-level launch sequence of accurate-reduction.txt, Fig. 2), one row
+// per device family (opencl/device_table.hpp), and the scratch buffers it
+// keeps between calls.
 
 #include "../error.hpp"
 #include "../opencl/context.hpp"
+#include "../opencl/device_table.hpp"
 #include "../opencl/memory.hpp"
 #include "method.hpp"
 
@@ -25,61 +20,36 @@ namespace clbayes {
 namespace reduce {
 namespace device {
 
-/** Which kernel reduces the input (tuning::kernel). */
-enum class kernel_kind { automatic = 0, legacy = 1, stream = 2 };
-
-/** How the host waits for the root (tuning::wait). */
-enum class wait_kind { automatic = 0, finish = 1, poll = 2 };
-
-/** Tuning knobs; 0 (or -1 for fuse) means "the default for this device". */
-struct tuning {
-  int block = 0;       // legacy: elements per work group at level 0 (power of two)
-  int work_group = 0;  // legacy: largest group at level 0; stream: the group
-  int p_max = 0;       // legacy (and stream with fuse = 0): block of the later levels
-  kernel_kind kernel = kernel_kind::automatic;
-  int groups = 0;         // stream: work groups (power of two); 0: from groups_per_cu
-  int groups_per_cu = 0;  // stream: groups = floor_pow2(groups_per_cu * compute units)
-  int unroll = 0;         // stream: vector loads in flight per work item (power of two)
-  int vector_width = 0;   // stream: values per vector load (1, 2, 4, 8)
-  int fuse = -1;          // stream: 1 the last group combines, 0 a launch more
-  wait_kind wait = wait_kind::automatic;  // how the host waits for the root
-  int pinned = -1;        // 0: read the root into pageable memory; else pinned
+/** The launch shape: elements per work group at level 0 (the paper's
+ *  block size B, a power of two), the largest work group at level 0, and
+ *  the block of the later levels (a power of two, capped by local memory). */
+struct settings {
+  int block = 2048;
+  int work_group = 128;
+  int p_max = 1024;
 };
 
-// Defaults, from the sweeps of inst/bench/bench_reduce on the H200
-// (logs/history.md, H200 runs of 2026-11-22: 5 separate medians of 101 whole calls at 2^27
-// doubles, data on the device):
-//   - the legacy multi-level kernel for every method: 4.06 TB/s (kahan) and
-//     4.12 TB/s (div2) against the stream kernel's 3.94 and 3.66, once the
-//     root is read into pinned memory; the stream kernel's one-launch design
-//     saves a launch, which matters less than its counter and atomics;
-//   - the root read into pinned memory: a 16-byte read costs 7 us against
-//     16.5 us through pageable memory, which was most of the ~50 us fixed
-//     cost per call seen in the first session's Table 3.
-// The stream kernel's defaults (for tuning.kernel = stream) come from
-// reasoning: 8 loads of double2 in flight per work item (128 bytes), with
-// about 1000 items per unit 128 KB per unit, above the ~60 KB that
-// 4.8 TB/s times a loaded HBM latency of ~1.5 us asks per unit; groups of
-// 256, 4 per unit, one wave of resident groups.
-inline kernel_kind default_kernel(sum_method) { return kernel_kind::legacy; }
-constexpr int default_block = 2048;
-constexpr int default_work_group = 128;
-constexpr int default_p_max = 1024;
-constexpr int default_stream_work_group = 256;
-constexpr int default_groups_per_cu = 4;
-constexpr int default_unroll = 8;
-constexpr int default_vector_width_double = 2;
-constexpr int default_vector_width_float = 4;
-constexpr int default_fuse = 1;
+/** The settings for device `d`: measured on the H200 (bench_reduce sweeps,
+ *  logs/history.md, H200 runs of 2026-11-22: 5 separate medians of 101
+ *  whole calls at 2^27 doubles, 4.06 TB/s kahan and 4.12 TB/s div2; RESULTS.md,
+ *  "Kernels"), the only device swept so far, and used on every device. */
+inline settings tuned_settings(const opencl::device_info& d) {
+  static const opencl::device_entry<settings> table[] = {
+      {"", "", 0, settings()},  // any device
+  };
+  return opencl::lookup(table, d);
+}
+
+/** The settings for the selected device. */
+inline settings tuned_settings() { return tuned_settings(opencl::context::instance().info()); }
 
 /** Scratch buffers for the partial results, kept between calls (grown when
- *  too small): slots 0-3 partials, 4 the stream kernel's counter (zero when
- *  idle), 5 its root; and a few bytes of pinned host memory that the root
- *  is read into. gpu_sum() uses default_workspace(), so a user's calls
+ *  too small): slots 0-3 partials; and a few bytes of pinned host memory
+ *  that the root is read into. gpu_sum() uses default_workspace(), so a user's calls
  *  allocate nothing after the first. */
 class workspace {
  public:
-  static constexpr int slots = 6;
+  static constexpr int slots = 4;
 
   workspace() = default;
   workspace(const workspace&) = delete;
@@ -105,24 +75,8 @@ class workspace {
                                  e.err());
       }
       cap_[slot] = bytes;
-      fresh_[slot] = true;
     }
     return buf_[slot];
-  }
-
-  /** Like get(), but a new buffer is zeroed (in queue order) first. */
-  cl::Buffer& get_zeroed(int slot, std::size_t bytes) {
-    cl::Buffer& b = get(slot, bytes);
-    if (fresh_[slot]) {
-      try {
-        static const char zeros[64] = {0};
-        opencl::context::instance().queue().enqueueWriteBuffer(b, CL_TRUE, 0, bytes, zeros);
-      } catch (const cl::Error& e) {
-        throw opencl_error("zeroing reduction scratch", e.err());
-      }
-      fresh_[slot] = false;
-    }
-    return b;
   }
 
   /** pinned_bytes of page-locked host memory (a CL_MEM_ALLOC_HOST_PTR
@@ -159,8 +113,7 @@ class workspace {
   }
 
   cl::Buffer buf_[slots];
-  std::size_t cap_[slots] = {0, 0, 0, 0, 0, 0};
-  bool fresh_[slots] = {false, false, false, false, false, false};
+  std::size_t cap_[slots] = {0, 0, 0, 0};
   cl::Buffer pin_;
   void* pin_host_ = nullptr;
   unsigned generation_ = 0;

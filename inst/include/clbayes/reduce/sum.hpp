@@ -57,11 +57,10 @@ inline sum_result sum(const opencl::matrix_cl& x, sum_method method,
   x.check_device("x");
   const std::uint64_t n = static_cast<std::uint64_t>(x.size());
   cl::Event read;
-  sum_result r = device::sum(x.buffer(), n, true, method, precision,
-                             device::tuning(), nullptr, &read);
+  const device::settings tune = device::tuned_settings();
+  sum_result r = device::sum(x.buffer(), n, true, method, precision, tune, nullptr, &read);
   if (needs_fallback(r, method))
-    r = device::sum(x.buffer(), n, true, sum_method::div2, precision,
-                    device::tuning(), nullptr, &read);
+    r = device::sum(x.buffer(), n, true, sum_method::div2, precision, tune, nullptr, &read);
   // The result was read back, so every kernel reading x has finished; the
   // event is recorded all the same, as every reader of a matrix_cl does.
   if (n > 0) x.add_read_event(read);

@@ -1,10 +1,8 @@
 #ifndef CLBAYES_REDUCE_SUM_DEVICE_HPP
 #define CLBAYES_REDUCE_SUM_DEVICE_HPP
 
-// The device path of gpu_sum() / gpu_mean(). By default a long input is
-// reduced by the one-launch stream kernel (reduce/sum_stream.hpp); the
-// legacy path (tuning::kernel, device_tuning.hpp) and short inputs use the
-// multi-level launch sequence of accurate-reduction.txt, Fig. 2, for any n:
+// The device path of gpu_sum() / gpu_mean(): the multi-level launch
+// sequence of accurate-reduction.txt, Fig. 2, for any n:
 //
 //   level 0    reduce_blocks: blocks of B elements, the last one zero-padded
 //              to B (a non-full block among full ones keeps the full depth);
@@ -25,7 +23,6 @@
 #include "device_tuning.hpp"
 #include "method.hpp"
 #include "read_root.hpp"
-#include "sum_stream.hpp"
 #include "../opencl/memory.hpp"
 
 #include <algorithm>
@@ -39,6 +36,9 @@ namespace clbayes {
 namespace reduce {
 namespace device {
 
+/** The largest work group of the later levels. */
+constexpr std::size_t partials_work_group = 128;
+
 /** The level-0 block and work group, and the later block, for this device. */
 struct launch_shape {
   int block;
@@ -46,20 +46,21 @@ struct launch_shape {
   int p_max;
 };
 
-inline launch_shape choose_shape(const tuning& tune, bool single, bool kahan) {
+inline launch_shape choose_shape(const settings& tune, bool single, bool kahan) {
   const opencl::device_info& info = opencl::context::instance().info();
   launch_shape s;
-  s.block = tune.block > 0 ? tune.block : default_block;
+  s.block = tune.block;
   if (!is_pow2(s.block) || s.block < 8)
     throw invalid_argument("block", "must be a power of two >= 8");
+  if (tune.work_group < 1) throw invalid_argument("work_group", "must be positive");
   // Each work item loads at least four elements (first add during load);
-  // the group is capped by the knob and by the device's limit.
-  long long wg_cap = tune.work_group > 0 ? tune.work_group : default_work_group;
-  wg_cap = std::min<long long>(wg_cap, static_cast<long long>(info.max_work_group_size));
+  // the group is capped by the setting and by the device's limit.
+  long long wg_cap =
+      std::min<long long>(tune.work_group, static_cast<long long>(info.max_work_group_size));
   long long wg = s.block / 4;
   while (wg > wg_cap) wg /= 2;
   s.work_group = static_cast<int>(std::max<long long>(wg, 1));
-  s.p_max = tune.p_max > 0 ? tune.p_max : default_p_max;
+  s.p_max = tune.p_max;
   if (!is_pow2(s.p_max) || s.p_max < 2)
     throw invalid_argument("p_max", "must be a power of two >= 2");
   const std::size_t bytes_per = (single ? sizeof(float) : sizeof(double)) * (kahan ? 2 : 1);
@@ -70,13 +71,14 @@ inline launch_shape choose_shape(const tuning& tune, bool single, bool kahan) {
 
 /**
  * Sum and mean of the n values in `x` (doubles when x_double, else floats)
- * by `method` (not naive) in `precision`, with scratch from `ws` (by
- * default the session's default_workspace()). `first_read`, when given,
- * receives the event of the first kernel that reads x.
+ * by `method` (not naive) in `precision`, with the launch shape of `tune`
+ * (by default the selected device's) and scratch from `ws` (by default the
+ * session's default_workspace()). `first_read`, when given, receives the
+ * event of the first kernel that reads x.
  */
 inline sum_result sum(const cl::Buffer& x, std::uint64_t n, bool x_double,
                       sum_method method, sum_precision precision,
-                      const tuning& tune = tuning(), workspace* ws = nullptr,
+                      const settings& tune = tuned_settings(), workspace* ws = nullptr,
                       cl::Event* first_read = nullptr) {
   const int code = method_code(method);
   if (n == 0) return method == sum_method::div2 ? from_div2(0.0, 0, 0) : from_sum(0.0, 0);
@@ -97,16 +99,10 @@ inline sum_result sum(const cl::Buffer& x, std::uint64_t n, bool x_double,
   };
 
   workspace& w = ws != nullptr ? *ws : default_workspace();
-  const kernel_kind kind =
-      tune.kernel == kernel_kind::automatic ? default_kernel(method) : tune.kernel;
-  stream_shape ss;
-  const bool stream = kind == kernel_kind::stream && choose_stream(tune, single, kahan, n, ss);
   // Ping-pong scratch: no level writes more partials than the first, which
-  // has blocks of at least min(B, P_MAX) unless it is the last level (or
-  // the stream kernel's `groups`).
+  // has blocks of at least min(B, P_MAX) unless it is the last level.
   const std::uint64_t min_block = static_cast<std::uint64_t>(std::min(shape.block, shape.p_max));
-  const std::size_t cap = stream ? static_cast<std::size_t>(ss.groups + 1)
-                                 : static_cast<std::size_t>((n + min_block - 1) / min_block + 1);
+  const std::size_t cap = static_cast<std::size_t>((n + min_block - 1) / min_block + 1);
   cl::Buffer* out_s = &w.get(0, cap * real_size);
   cl::Buffer* out_c = &w.get(1, kahan ? cap * real_size : real_size);
   cl::Buffer* other_s = &w.get(2, cap * real_size);
@@ -115,7 +111,7 @@ inline sum_result sum(const cl::Buffer& x, std::uint64_t n, bool x_double,
   const std::size_t max_wg = opencl::context::instance().info().max_work_group_size;
   auto partial_group = [&](long long block) {
     std::size_t g = static_cast<std::size_t>(std::max<long long>(block / 2, 1));
-    return std::min<std::size_t>(std::min<std::size_t>(g, default_work_group), max_wg);
+    return std::min<std::size_t>(std::min<std::size_t>(g, partials_work_group), max_wg);
   };
 
   std::uint64_t m = n;
@@ -133,26 +129,7 @@ inline sum_result sum(const cl::Buffer& x, std::uint64_t n, bool x_double,
     std::swap(out_s, other_s);
     std::swap(out_c, other_c);
   };
-  if (stream) {
-    cl::Buffer& counter = w.get_zeroed(4, sizeof(cl_int));
-    cl::Buffer& result = w.get(5, 2 * real_size);
-    cl::Event ev = launch_stream(ss, x, n, x_double, code, single, *out_s, *out_c,
-                                 counter, result);
-    if (ss.fuse) {
-      if (first_read != nullptr) *first_read = ev;
-      // Submit the kernel now, so that it runs while the host enqueues the read.
-      try {
-        opencl::context::instance().queue().flush();
-      } catch (const cl::Error& e) {
-        throw opencl_error("submitting the reduction kernel", e.err());
-      }
-      const double root = read_root(result, result, real_size, kahan, single, tune, w);
-      return method == sum_method::div2 ? from_div2(root, ceil_log2(n), n) : from_sum(root, n);
-    }
-    advance(ev);
-    m = static_cast<std::uint64_t>(ss.groups);
-    D = ss.depth;
-  } else if (m > static_cast<std::uint64_t>(shape.block)) {
+  if (m > static_cast<std::uint64_t>(shape.block)) {
     opencl::kernel_cl<cl::Buffer, cl_long, cl::Buffer, cl::Buffer> blocks =
         opencl::kernels::reduce_blocks;
     configure(blocks, x_double ? 1 : 0);
@@ -182,7 +159,7 @@ inline sum_result sum(const cl::Buffer& x, std::uint64_t n, bool x_double,
   }
 
   // The root is in *in_s (and *in_c) after the last advance().
-  const double root = read_root(*in_s, *in_c, 0, kahan, single, tune, w);
+  const double root = read_root(*in_s, *in_c, kahan, single, w);
   return method == sum_method::div2 ? from_div2(root, D, n) : from_sum(root, n);
 }
 

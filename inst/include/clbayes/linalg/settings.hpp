@@ -1,0 +1,131 @@
+#ifndef CLBAYES_LINALG_SETTINGS_HPP
+#define CLBAYES_LINALG_SETTINGS_HPP
+
+// Tuned settings of the dense linear algebra on a device: the GEMM kernels
+// (linalg/gemm.hpp), the Cholesky's schedule (linalg/cholesky.hpp) and its
+// gradient, and the triangular inverse. tuned_settings() looks the
+// selected device up in the table below (opencl/device_table.hpp); every
+// algorithm takes the settings as an argument whose default is that
+// lookup, so the benchmark drivers tune by passing a modified copy.
+
+#include "../opencl/device_table.hpp"
+
+#ifdef CLBAYES_OPENCL
+#include "../opencl/context.hpp"
+#endif
+
+namespace clbayes {
+namespace linalg {
+
+/** The two GEMM kernels. */
+enum class gemm_kernel {
+  tiled,            // kernels/gemm.hpp: one local-memory buffer per operand
+  double_buffered,  // kernels/gemm_db.hpp: two, loads overlapped with the FMAs
+};
+
+/** A GEMM kernel's tile of C per work group (TM x TN), its depth per
+ *  local-memory step (TK) and the block of C per work item (WPTM x WPTN):
+ *  the work group is (TM / WPTM) x (TN / WPTN) work items. */
+struct gemm_tiles {
+  int tm, tn, tk, wptm, wptn;
+};
+
+struct gemm_settings {
+  /** The double-buffered kernel where its local memory fits the device,
+   *  else the tiled one, ... */
+  gemm_kernel kernel = gemm_kernel::double_buffered;
+  /** ... whose tiles need 16.5 KB of local memory (the H200 sweeps'
+   *  fastest, 128 x 128, would need 33 KB, as the double-buffered kernel's
+   *  large tiles do). */
+  gemm_tiles tiled = {64, 64, 16, 4, 4};
+  /** The double-buffered kernel's large tiles (H200 tile sweep at n =
+   *  4096, logs/history.md, H200 runs of 2026-11-24), ... */
+  gemm_tiles large = {128, 128, 8, 8, 8};
+  /** ... its small tiles, for products with fewer large tiles than
+   *  small_below_pct percent of the compute units (0: never): the short
+   *  products on the Cholesky's critical path are latency bound, and one
+   *  large tile per unit leaves most units idle; ... */
+  gemm_tiles small = {64, 64, 16, 4, 4};
+  int small_below_pct = 100;
+  /** ... and its narrow tiles, for products with at most narrow_cols
+   *  columns of C (0: never): the tall-skinny solves and updates of the
+   *  Cholesky's panels (H200 sweep of the Cholesky at n = 8192,
+   *  logs/history.md, H200 runs of 2026-11-24). */
+  gemm_tiles narrow = {64, 32, 16, 4, 2};
+  int narrow_cols = 32;
+  /** The double-buffered kernel multiplies on the FP64 tensor cores (MMA
+   *  = 1 in kernels/gemm_db.hpp: mma.sync.m16n8k8 by inline PTX) where the
+   *  tiles fit the warp layout and the device's compiler builds it. */
+  bool tensor_cores = false;
+};
+
+/** The Cholesky's device schedule (linalg/cholesky_panel.hpp). */
+struct cholesky_settings {
+  /** Columns per panel (rounded to a multiple of leaf_rows): few steps,
+   *  each ending in one large lower-triangle update of the trailing
+   *  matrix (H200 sweep at n = 8192, logs/history.md, H200 runs of
+   *  2026-11-24) ... */
+  int outer_block = 1024;
+  /** ... and for matrices of at least large_from rows: the larger the
+   *  trailing products, the more a wide panel pays (H200 sweep at n =
+   *  16384, same section). */
+  int outer_block_large = 2048;
+  int large_from = 12288;
+  /** The leaf kernel (kernels/cholesky_leaf.hpp): rows of a leaf
+   *  (CHOLESKY_BLOCK, at most the work-group limit / leaf_threads) and
+   *  work items per row (LEAF_T). */
+  int leaf_rows = 32;
+  int leaf_threads = 32;
+  /** > 0: the trailing updates run on at most (compute units -
+   *  trailing_reserve) work groups, so that the panel on the side queue
+   *  finds free units instead of waiting behind every tile of the update.
+   *  Used only on devices with more than 4 * trailing_reserve compute
+   *  units (H200 sweeps, logs/history.md, H200 runs of 2026-11-24: 8 to 32
+   *  of 132 units within 0.5 ms of each other at n = 8192). */
+  int trailing_reserve = 8;
+  /** Rows per diagonal block of the blocked gradient (H200 sweep at n =
+   *  8192, logs/history.md, H200 runs of 2026-11-24). */
+  int grad_block = 1024;
+};
+
+struct linalg_settings {
+  gemm_settings gemm;
+  cholesky_settings cholesky;
+  /** Rows of the diagonal blocks that the triangular inverse inverts in
+   *  one work group each (DIAG_BLOCK of kernels/tri_inverse.hpp). */
+  int diag_block = 32;
+};
+
+namespace internal {
+
+inline linalg_settings with_tensor_cores() {
+  linalg_settings s;
+  s.gemm.tensor_cores = true;
+  return s;
+}
+
+}  // namespace internal
+
+/** The settings for device `d`. Every value was measured on the H200
+ *  (RESULTS.md, "Kernels"; logs/history.md, H200 runs of 2026-11-24), the
+ *  only device swept so far; other devices get the same values without
+ *  the tensor cores (the f64 mma shape needs compute capability 9.0). */
+inline linalg_settings tuned_settings(const opencl::device_info& d) {
+  static const opencl::device_entry<linalg_settings> table[] = {
+      {"NVIDIA", "", 90, internal::with_tensor_cores()},  // H100, H200
+      {"", "", 0, linalg_settings()},                      // any other device
+  };
+  return opencl::lookup(table, d);
+}
+
+#ifdef CLBAYES_OPENCL
+/** The settings for the selected device. */
+inline linalg_settings tuned_settings() {
+  return tuned_settings(opencl::context::instance().info());
+}
+#endif
+
+}  // namespace linalg
+}  // namespace clbayes
+
+#endif
