@@ -9,6 +9,7 @@
 // (OpenMP), each thread summing into its own result; the threads' results
 // are added in thread order, so a run is reproducible for a thread count.
 
+#include "../cpu_parallel.hpp"
 #include "../interrupt.hpp"
 #include "batch_params.hpp"
 #include "row_math.hpp"
@@ -71,11 +72,6 @@ inline void batch_column(family fam, const double* y, const double* log_y_fact,
 
 }  // namespace internal
 
-/** Work (rows x points x (columns + row math)) below which the batch runs
- *  on one thread: a sampler step of a few chains on a small data set costs
- *  microseconds, less than waking a team of threads. */
-constexpr double cpu_batch_parallel_work = 4e6;
-
 /** Rows per block: X_b and the two m x P blocks in about 256 KiB. */
 inline int cpu_batch_rows(int k, int n_points) {
   return std::max(64, std::min(4096, 32768 / std::max(k + 2 * n_points, 1)));
@@ -97,8 +93,8 @@ inline glm_batch_result glm_lp_batch_cpu(const double* x, const double* y, int n
   const int n_blocks = (n + rows - 1) / rows;
   int threads = 1;
 #ifdef _OPENMP
-  const double work = static_cast<double>(n) * P * (k + 16);
-  if (work >= cpu_batch_parallel_work)
+  const double work = static_cast<double>(n) * P * (k + 16);  // rows x points x (columns + row math)
+  if (work >= cpu_parallel_min_work)
     threads = std::max(1, std::min(omp_get_max_threads(), n_blocks));
 #endif
   std::vector<glm_batch_result> part(threads, zero_batch_result(p, k, gradient));
