@@ -39,36 +39,6 @@
 namespace cs = clbayes::slice;
 namespace cb = clbayes::batched;
 
-namespace {
-
-struct gp_data {
-  std::vector<double> y, X, coords;
-};
-
-gp_data simulate(int n, std::uint64_t seed) {
-  clbayes::mcmc::rng g(seed, 0);
-  gp_data d;
-  d.coords.resize(2 * static_cast<std::size_t>(n));
-  for (auto& c : d.coords) c = g.uniform();
-  d.X.assign(2 * static_cast<std::size_t>(n), 1.0);
-  for (int i = 0; i < n; ++i) d.X[static_cast<std::size_t>(n + i)] = d.coords[static_cast<std::size_t>(i)];
-  Eigen::MatrixXd S(n, n);
-  for (int j = 0; j < n; ++j)
-    for (int i = 0; i < n; ++i) {
-      const double dx = d.coords[i] - d.coords[j], dy = d.coords[n + i] - d.coords[n + j];
-      S(i, j) = std::exp(-std::sqrt(dx * dx + dy * dy) / 0.2) + (i == j ? 1.0 : 0.0);
-    }
-  Eigen::LLT<Eigen::MatrixXd> llt(S);
-  Eigen::VectorXd z(n);
-  for (int i = 0; i < n; ++i) z[i] = bench::normal(g);
-  Eigen::VectorXd e = llt.matrixL() * z;
-  d.y.resize(static_cast<std::size_t>(n));
-  for (int i = 0; i < n; ++i) d.y[i] = 1 - 0.5 * d.X[n + i] + e[i];
-  return d;
-}
-
-}  // namespace
-
 int main(int argc, char** argv) {
   bool device = true;
   std::string which = "both", metrics = "dense";
@@ -107,7 +77,7 @@ int main(int argc, char** argv) {
     std::printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
     const std::vector<double> beta = {1.0, -0.5};
     for (int n : sizes) {
-      gp_data d = simulate(n, 2010 + n);
+      const bench::gp_data d = bench::simulate_gp(n, 2010 + n);
       cb::gp_loglik lik(d.y.data(), d.X.data(), n, 2, d.coords.data(), 2);
       clbayes::models::gp_prior prior;
       double check = 0;

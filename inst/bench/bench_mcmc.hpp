@@ -2,12 +2,15 @@
 #define CLBAYES_BENCH_MCMC_HPP
 
 // Helpers shared by the sampler benchmarks (no R): a normal generator on
-// the sampler's rng and the effective sample size.
+// the sampler's rng, the effective sample size, and the GP data of
+// parallel-slice.txt's Example 2.
 
+#include <clbayes/eigen.hpp>
 #include <clbayes/mcmc/rng.hpp>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <vector>
 
 namespace bench {
@@ -62,6 +65,36 @@ inline double ess(const double* x, int n_iter, int chains) {
   }
   const double total = static_cast<double>(n) * m;
   return total / std::max(tau, 1 / std::log10(total));
+}
+
+// Example 2 of parallel-slice.txt: n locations uniform on the unit square,
+// an intercept and the first coordinate as covariates (beta = (1, -0.5)),
+// and y ~ N(X beta, Sigma) with the exponential covariance, kappa = psi =
+// 1, phi = 0.2. Column-major: X is n x 2, coords n x 2.
+struct gp_data {
+  std::vector<double> y, X, coords;
+};
+
+inline gp_data simulate_gp(int n, std::uint64_t seed) {
+  cm::rng g(seed, 0);
+  gp_data d;
+  d.coords.resize(2 * static_cast<std::size_t>(n));
+  for (auto& c : d.coords) c = g.uniform();
+  d.X.assign(2 * static_cast<std::size_t>(n), 1.0);
+  for (int i = 0; i < n; ++i) d.X[static_cast<std::size_t>(n + i)] = d.coords[static_cast<std::size_t>(i)];
+  Eigen::MatrixXd S(n, n);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) {
+      const double dx = d.coords[i] - d.coords[j], dy = d.coords[n + i] - d.coords[n + j];
+      S(i, j) = std::exp(-std::sqrt(dx * dx + dy * dy) / 0.2) + (i == j ? 1.0 : 0.0);
+    }
+  Eigen::LLT<Eigen::MatrixXd> llt(S);
+  Eigen::VectorXd z(n);
+  for (int i = 0; i < n; ++i) z[i] = normal(g);
+  Eigen::VectorXd e = llt.matrixL() * z;
+  d.y.resize(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) d.y[i] = 1 - 0.5 * d.X[n + i] + e[i];
+  return d;
 }
 
 }  // namespace bench

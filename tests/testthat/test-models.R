@@ -240,6 +240,70 @@ test_that("the sampler recovers gp_model posterior quantiles computed on a grid"
   }
 })
 
+test_that("gp_model gradients match finite differences, both covariances", {
+  # n = 75 puts the recursive inverse of cholesky_inverse_cpu.hpp (leaves
+  # of 32) through two levels with odd halves; n = 20 is one leaf
+  for (n in c(20, 75)) {
+    d <- make_gp_case(n, seed = n)
+    for (cv in c("exponential", "squared_exponential")) {
+      m <- gp_model(d$y, d$X, d$coords, cov = cv)
+      pts <- rbind(c(1, 0.5, 0.2), c(2, 0.1, 0.5), c(0.3, 1.5, 1), c(0.7, 0.9, 3.9))
+      g <- clbayes:::.cpp_model_gradient(m, pts)
+      expect_equal(g$value, model_log_density(m, pts, backend = "cpu"), tolerance = 1e-12)
+      expect_equal(g$gradient, finite_diff_gradient(m, pts), tolerance = 1e-6,
+                   info = paste(cv, n))
+    }
+  }
+  # outside the support: -Inf with a zero gradient, the other rows as alone
+  m <- gp_model(d$y, d$X, d$coords)
+  pts <- rbind(c(1, 0.5, 0.2), c(-1, 1, 0.2), c(1, 1, 6), c(1, 0, 0.2))
+  g <- clbayes:::.cpp_model_gradient(m, pts)
+  expect_identical(g$value[2:4], rep(-Inf, 3))
+  expect_identical(g$gradient[2:4, ], matrix(0, 3, 3))
+  expect_equal(g$gradient[1, ], drop(clbayes:::.cpp_model_gradient(m, pts[1, , drop = FALSE])$gradient))
+})
+
+test_that("a device-resident gp_model computes its gradient on the CPU", {
+  skip_if_no_device()
+  d <- make_gp_case(40)
+  m <- gp_model(d$y, d$X, d$coords)
+  pts <- rbind(c(1, 0.5, 0.2), c(2, 0.1, 0.5), c(-1, 1, 1))
+  cpu <- clbayes:::.cpp_model_gradient(m, pts)
+  m$use_device <- TRUE
+  expect_equal(clbayes:::.cpp_model_gradient(m, pts), cpu, tolerance = 1e-12)
+})
+
+test_that("hmc_sample_mv recovers gp_model posterior moments computed on a grid", {
+  d <- make_gp_case(12, seed = 4)
+  m <- gp_model(d$y, d$X, d$coords, priors = list(phi = c(0.01, 1)))
+  # moments of log kappa, log psi and phi by quadrature on a grid (log-
+  # spaced kappa and psi, cell midpoints in phi), with the density checked
+  # above; the grid's error is below 1e-4 (against 80 points a side)
+  gk <- exp(seq(log(0.02), log(40), length.out = 48))
+  gp <- seq(0.01, 1, length.out = 49)
+  gp <- (gp[-1] + gp[-49]) / 2
+  g <- as.matrix(expand.grid(kappa = gk, psi = gk, phi = gp))
+  lp <- model_log_density(m, g, backend = "cpu")
+  w <- exp(lp - max(lp)) * g[, 1] * g[, 2]
+  w <- w / sum(w)
+  f <- cbind(log(g[, 1]), log(g[, 2]), g[, 3])
+  grid_mean <- colSums(w * f)
+  grid_sd <- sqrt(colSums(w * f^2) - grid_mean^2)
+  fit <- hmc_sample_mv(m, n_iter = 1500, warmup = 500, chains = 16, seed = 3,
+                       backend = "cpu")
+  dr <- as.array(fit)
+  s <- summary(fit)
+  draws <- cbind(log(c(dr[, , 1])), log(c(dr[, , 2])), c(dr[, , 3]))
+  # bulk ESS is rank based: the same for a variable and its logarithm
+  z <- (colMeans(draws) - grid_mean) / (apply(draws, 2, sd) / sqrt(s$ess_bulk))
+  expect_true(all(abs(z) <= 4), info = paste(round(z, 2), collapse = " "))
+  ratio <- apply(draws, 2, sd) / grid_sd
+  expect_true(all(ratio >= 0.9 & ratio <= 1.1), info = paste(round(ratio, 3), collapse = " "))
+  expect_true(all(s$rhat < 1.01))
+  expect_true(all(s$ess_bulk >= 400))
+  expect_gt(fit$n_gradients, 0)
+})
+
 test_that("gp_model checks its arguments", {
   d <- make_gp_case(10)
   expect_error(gp_model(d$y[-1], d$X, d$coords), "`X` must be a finite numeric matrix with 9")

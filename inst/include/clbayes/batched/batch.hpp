@@ -10,6 +10,7 @@
 // strides, so both layouts below and transposes need no repacking).
 
 #include "../config.hpp"
+#include "../cpu_parallel.hpp"
 #include "../error.hpp"
 #include "../interrupt.hpp"
 
@@ -19,6 +20,9 @@
 #include <limits>
 #include <string>
 #include <vector>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #ifdef CLBAYES_OPENCL
 #include "../opencl/context.hpp"
@@ -110,20 +114,28 @@ inline long long first_asymmetric(const double* a, int m, int B, double tol = 1e
 }
 
 /**
- * Run f(b) for b = 0..B-1, in parallel over items where OpenMP is on
- * (parallel-slice.txt, Listing 1). The user can interrupt between chunks of
- * about `work_per_chunk` / `work_per_item` items; f must not throw.
+ * Run f(b) for b = 0..B-1, in parallel over items where OpenMP is on and a
+ * chunk holds at least cpu_parallel_min_work (parallel-slice.txt, Listing
+ * 1). The user can interrupt between chunks of about `work_per_chunk` /
+ * `work_per_item` items, and at least one item per thread; f must not
+ * throw.
  */
 template <typename F>
 void for_each_item(int B, double work_per_item, F f,
                    double work_per_chunk = 5e7) {
   const double per = work_per_item > 1.0 ? work_per_item : 1.0;
-  const int chunk = static_cast<int>(std::fmax(1.0, std::fmin(1e6, work_per_chunk / per)));
+#ifdef _OPENMP
+  const double threads = omp_get_max_threads();
+#else
+  const double threads = 1.0;
+#endif
+  const int chunk = static_cast<int>(std::fmax(threads, std::fmin(1e6, work_per_chunk / per)));
   for (int b0 = 0; b0 < B; b0 += chunk) {
     check_interrupt();
     const int b1 = B - b0 > chunk ? b0 + chunk : B;
 #ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic)
+    const bool parallel = b1 - b0 > 1 && (b1 - b0) * per >= cpu_parallel_min_work;
+#pragma omp parallel for schedule(dynamic) if (parallel)
 #endif
     for (int b = b0; b < b1; ++b) f(b);
   }

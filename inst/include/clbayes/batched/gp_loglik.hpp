@@ -2,7 +2,7 @@
 #define CLBAYES_BATCHED_GP_LOGLIK_HPP
 
 // Batched Gaussian-process log-likelihood, the evaluator behind
-// gp_loglik_batched() and the slice sampler's GP model (parallel-slice.txt,
+// gp_loglik_batched() and the samplers' GP model (parallel-slice.txt,
 // Algorithm 4): for every row (kappa, psi, phi) of theta, the log density of
 // N(0, Sigma) at r = y - X beta with
 //   Sigma_ij = kappa exp(-d_ij / phi)             (exponential), or
@@ -21,9 +21,13 @@
 // The data (y, X, coordinates) are copied once; the device copy is made on
 // first device use and stays there between calls, so a sampler pays only for
 // beta and theta going in and one double per row coming out.
+//
+// The gradient in (kappa, psi, phi), on the CPU only, is in
+// gp_loglik_gradient.hpp, built from the public pieces of evaluate_cpu().
 
 #include "../eigen.hpp"
 #include "batch.hpp"
+#include "thread_scratch.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -67,36 +71,84 @@ class gp_loglik {
     return 16.0 * n * std::numeric_limits<double>::epsilon();
   }
 
-  /** Log densities of the `rows` x 3 column-major theta, on the CPU. */
+  /** Log densities of the `rows` x 3 column-major theta, on the CPU;
+   *  `scratch` (one matrix a thread) may be kept between calls. */
   std::vector<double> evaluate_cpu(const double* beta, const double* theta, int rows,
-                                   covariance cov) const {
+                                   covariance cov, thread_scratch& scratch) const {
     const int n = n_;
     const Eigen::VectorXd r = residual(beta);
     std::vector<double> out(static_cast<std::size_t>(rows));
-    const double tol_factor = singular_tol(n);
-    const double nlog2pi = n * std::log(2.0 * 3.14159265358979323846);
+    scratch.prepare();
     for_each_item(rows, std::pow(static_cast<double>(n), 3) / 3.0, [&](int g) {
       const double kappa = theta[g], psi = theta[rows + g], phi = theta[2 * rows + g];
       out[g] = -std::numeric_limits<double>::infinity();
       if (!in_support(kappa, psi, phi)) return;
-      Eigen::MatrixXd S(n, n);
-      for (int j = 0; j < n; ++j) {
-        S(j, j) = kappa + psi;
-        for (int i = j + 1; i < n; ++i) S(i, j) = entry(i, j, kappa, phi, cov);
-      }
-      Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>, Eigen::Lower> llt(S);
-      if (llt.info() != Eigen::Success) return;
-      const double tol = tol_factor * (kappa + psi);
-      double ld = 0.0;
-      for (int j = 0; j < n; ++j) {
-        if (!(S(j, j) * S(j, j) > tol)) return;
-        ld += std::log(S(j, j));
-      }
+      Eigen::MatrixXd& S = scratch.get(0, n, n);
+      build_covariance(kappa, psi, phi, cov, S);
+      double half_log_det = 0.0;
+      if (!factor(S, kappa, psi, half_log_det)) return;
       Eigen::VectorXd z = r;
       S.triangularView<Eigen::Lower>().solveInPlace(z);
-      out[g] = -0.5 * (nlog2pi + 2.0 * ld + z.squaredNorm());
+      out[g] = log_density(half_log_det, z.squaredNorm());
     });
     return out;
+  }
+
+  // The pieces of evaluate_cpu(), shared with the gradient
+  // (gp_loglik_gradient.hpp).
+
+  /** Whether (kappa, psi, phi) lies in the likelihood's support. */
+  static bool in_support(double kappa, double psi, double phi) {
+    return kappa > 0 && psi >= 0 && phi > 0 && std::isfinite(kappa) &&
+           std::isfinite(psi) && std::isfinite(phi);
+  }
+
+  /** The lower triangle of Sigma(kappa, psi, phi) into the n x n `S`. */
+  void build_covariance(double kappa, double psi, double phi, covariance cov,
+                        Eigen::MatrixXd& S) const {
+    for (int j = 0; j < n_; ++j) {
+      S(j, j) = kappa + psi;
+      for (int i = j + 1; i < n_; ++i) S(i, j) = entry(i, j, kappa, phi, cov);
+    }
+  }
+
+  /** Cholesky factor of the lower triangle of S in place, and log |S| / 2;
+   *  false where S is numerically not positive definite (a pivot at or
+   *  below singular_tol(n) * (kappa + psi)). */
+  bool factor(Eigen::MatrixXd& S, double kappa, double psi, double& half_log_det) const {
+    Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>, Eigen::Lower> llt(S);
+    if (llt.info() != Eigen::Success) return false;
+    const double tol = singular_tol(n_) * (kappa + psi);
+    half_log_det = 0.0;
+    for (int j = 0; j < n_; ++j) {
+      if (!(S(j, j) * S(j, j) > tol)) return false;
+      half_log_det += std::log(S(j, j));
+    }
+    return true;
+  }
+
+  /** log N(r; 0, Sigma) from log |Sigma| / 2 and r' Sigma^-1 r. */
+  double log_density(double half_log_det, double quad) const {
+    return -0.5 * (n_ * std::log(2.0 * 3.14159265358979323846) + 2.0 * half_log_det + quad);
+  }
+
+  /** Squared Euclidean distance between locations i and j. */
+  double squared_distance(int i, int j) const {
+    double dd = 0.0;
+    for (int k = 0; k < d_; ++k) {
+      const double t = coords_[static_cast<std::size_t>(k) * n_ + i] -
+                       coords_[static_cast<std::size_t>(k) * n_ + j];
+      dd += t * t;
+    }
+    return dd;
+  }
+
+  /** r = y - X beta. */
+  Eigen::VectorXd residual(const double* beta) const {
+    Eigen::Map<const Eigen::VectorXd> y(y_.data(), n_);
+    Eigen::Map<const Eigen::MatrixXd> X(X_.data(), n_, p_);
+    Eigen::Map<const Eigen::VectorXd> b(beta, p_);
+    return p_ > 0 ? Eigen::VectorXd(y - X * b) : Eigen::VectorXd(y);
   }
 
 #ifdef CLBAYES_OPENCL
@@ -193,43 +245,40 @@ class gp_loglik {
   }
 #endif
 
-  /** Either path. */
+  /** The CPU path with scratch for this call only. */
+  std::vector<double> evaluate_cpu(const double* beta, const double* theta, int rows,
+                                   covariance cov) const {
+    thread_scratch scratch(1);
+    return evaluate_cpu(beta, theta, rows, cov, scratch);
+  }
+
+  /** Either path; `scratch` (CPU path) as in evaluate_cpu(), or null. */
   std::vector<double> evaluate(const double* beta, const double* theta, int rows,
-                               covariance cov, bool use_device) {
-    check_finite("beta", beta, static_cast<std::size_t>(p_));
-    for (std::size_t k = 0; k < static_cast<std::size_t>(rows) * 3; ++k)
-      if (std::isnan(theta[k]))
-        throw invalid_argument("theta", "must not contain NA or NaN values");
+                               covariance cov, bool use_device,
+                               thread_scratch* scratch = nullptr) {
+    check_arguments(beta, theta, rows);
 #ifdef CLBAYES_OPENCL
     if (use_device) return evaluate_device(beta, theta, rows, cov);
 #else
     if (use_device) throw no_device("clbayes was built without OpenCL");
 #endif
-    return evaluate_cpu(beta, theta, rows, cov);
+    return scratch != nullptr ? evaluate_cpu(beta, theta, rows, cov, *scratch)
+                              : evaluate_cpu(beta, theta, rows, cov);
+  }
+
+  /** Throws unless beta (p values) is finite and theta (rows x 3) has no NaN. */
+  void check_arguments(const double* beta, const double* theta, int rows) const {
+    check_finite("beta", beta, static_cast<std::size_t>(p_));
+    for (std::size_t k = 0; k < static_cast<std::size_t>(rows) * 3; ++k)
+      if (std::isnan(theta[k]))
+        throw invalid_argument("theta", "must not contain NA or NaN values");
   }
 
  private:
-  static bool in_support(double kappa, double psi, double phi) {
-    return kappa > 0 && psi >= 0 && phi > 0 && std::isfinite(kappa) &&
-           std::isfinite(psi) && std::isfinite(phi);
-  }
-
   double entry(int i, int j, double kappa, double phi, covariance cov) const {
-    double dd = 0.0;
-    for (int k = 0; k < d_; ++k) {
-      const double t = coords_[static_cast<std::size_t>(k) * n_ + i] -
-                       coords_[static_cast<std::size_t>(k) * n_ + j];
-      dd += t * t;
-    }
+    const double dd = squared_distance(i, j);
     return cov == covariance::exponential ? kappa * std::exp(-std::sqrt(dd) / phi)
                                           : kappa * std::exp(-0.5 * dd / (phi * phi));
-  }
-
-  Eigen::VectorXd residual(const double* beta) const {
-    Eigen::Map<const Eigen::VectorXd> y(y_.data(), n_);
-    Eigen::Map<const Eigen::MatrixXd> X(X_.data(), n_, p_);
-    Eigen::Map<const Eigen::VectorXd> b(beta, p_);
-    return p_ > 0 ? Eigen::VectorXd(y - X * b) : Eigen::VectorXd(y);
   }
 
   int n_, p_, d_;

@@ -12,6 +12,7 @@
 // results are added in thread order, so a run is reproducible for a thread
 // count.
 
+#include "../cpu_parallel.hpp"
 #include "../interrupt.hpp"
 #include "batch_params.hpp"
 #include "row_block.hpp"
@@ -25,11 +26,6 @@
 
 namespace clbayes {
 namespace glm {
-
-/** Work (rows x points x (columns + row math)) below which the batch runs
- *  on one thread: a sampler step of a few chains on a small data set costs
- *  microseconds, less than waking a team of threads. */
-constexpr double cpu_batch_parallel_work = 4e6;
 
 /** Rows per block: X_b and the m x P block (eta, then D) in about 256 KiB,
  *  a multiple of the row math's lane width. */
@@ -99,7 +95,7 @@ inline glm_batch_result glm_lp_batch_cpu(const double* x, const double* y, int n
   int threads = 1;
 #ifdef _OPENMP
   const double work = static_cast<double>(n) * P * (k + 16);
-  if (work >= cpu_batch_parallel_work)
+  if (work >= cpu_parallel_min_work)
     threads = std::max(1, std::min(omp_get_max_threads(), n_blocks));
 #endif
   std::vector<glm_batch_result> part(threads, zero_batch_result(p, k, gradient));
