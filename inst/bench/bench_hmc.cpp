@@ -3,7 +3,7 @@
 // * logistic (default): a logistic regression through the batched GLM
 //   likelihood glm::glm_lp_batch (one pass over x, value and gradient
 //   fused). Priors normal(0, 2.5) on the coefficients and normal(0, 10) on
-//   the intercept, written here. Data simulated with known truth: x
+//   the intercept (logistic_posterior.hpp). Data simulated with known truth: x
 //   standard normal, true coefficients normal(0, beta_sd = 0.2), intercept
 //   0.5.
 // * gp: the Gaussian-process posterior of parallel-slice.txt's Example 2
@@ -32,6 +32,7 @@
 // truth.
 
 #include "bench_mcmc.hpp"
+#include "logistic_posterior.hpp"
 
 #include <clbayes/glm/glm_batch.hpp>
 #include <clbayes/hmc/sampler.hpp>
@@ -56,46 +57,6 @@ namespace ch = clbayes::hmc;
 namespace cm = clbayes::mcmc;
 
 namespace {
-
-// Points are rows (alpha, beta_1..beta_k); one glm_lp_batch call per batch.
-class logistic_posterior : public cm::batch_evaluator {
- public:
-  logistic_posterior(const cg::glm_data& data, bool device) : data_(data), device_(device) {}
-
-  void operator()(const Eigen::MatrixXd& pts, Eigen::VectorXd& out) override {
-    compute(pts, out, nullptr);
-  }
-  bool has_gradient() const override { return true; }
-  void gradient(const Eigen::MatrixXd& pts, Eigen::VectorXd& out,
-                Eigen::MatrixXd& grad) override {
-    compute(pts, out, &grad);
-  }
-
- private:
-  static constexpr double sd_alpha = 10, sd_beta = 2.5;
-  const cg::glm_data& data_;
-  bool device_;
-  Eigen::VectorXd alpha_;
-  Eigen::MatrixXd beta_;  // k x P
-
-  void compute(const Eigen::MatrixXd& pts, Eigen::VectorXd& out, Eigen::MatrixXd* grad) {
-    const int P = static_cast<int>(pts.rows()), k = data_.k;
-    alpha_ = pts.col(0);
-    beta_ = pts.rightCols(k).transpose();
-    cg::glm_batch_params p;
-    p.fam = cg::family::bernoulli_logit;
-    p.n_points = P;
-    p.alpha = alpha_.data();
-    p.beta = beta_.data();
-    const cg::glm_batch_result r = cg::glm_lp_batch(data_, p, grad != nullptr, false, device_);
-    out = r.value - 0.5 * alpha_.cwiseAbs2() / (sd_alpha * sd_alpha) -
-          0.5 * beta_.colwise().squaredNorm().transpose() / (sd_beta * sd_beta);
-    if (grad == nullptr) return;
-    grad->resize(P, k + 1);
-    grad->col(0) = r.d_alpha - alpha_ / (sd_alpha * sd_alpha);
-    grad->rightCols(k) = (r.d_beta - beta_ / (sd_beta * sd_beta)).transpose();
-  }
-};
 
 struct args {
   bool device = false;
@@ -176,7 +137,6 @@ int max_threads() {
 void run_and_report(cm::batch_evaluator& f, const Eigen::MatrixXd& init,
                     const cm::support& bounds, const args& a,
                     const std::vector<double>& truth, int first_checked) {
-  const int dim = static_cast<int>(init.cols());
   ch::options opt;
   opt.metric = ch::parse_metric(a.metric);
   opt.warmup = a.warmup;
@@ -194,20 +154,8 @@ void run_and_report(cm::batch_evaluator& f, const Eigen::MatrixXd& init,
   const double warm = std::chrono::duration<double>(t1 - t0).count();
   const double total = std::chrono::duration<double>(t2 - t0).count();
 
-  double min_ess = 1e300, max_z = 0;
-  const std::size_t per_var = static_cast<std::size_t>(a.iter) * a.chains;
-  for (int j = 0; j < dim; ++j) {
-    const double* d = s.draws().data() + per_var * j;
-    const double e = bench::ess(d, a.iter, a.chains);
-    min_ess = std::min(min_ess, e);
-    if (j < first_checked) continue;
-    double m = 0, v = 0;
-    for (std::size_t i = 0; i < per_var; ++i) m += d[i];
-    m /= per_var;
-    for (std::size_t i = 0; i < per_var; ++i) v += (d[i] - m) * (d[i] - m);
-    v /= per_var;
-    max_z = std::max(max_z, std::fabs(m - truth[j]) / std::sqrt(v));
-  }
+  double min_ess = 0, max_z = 0;
+  bench::summarise_draws(s.draws(), a.iter, a.chains, truth, first_checked, &min_ess, &max_z);
   int div = 0;
   for (int c : s.n_divergent()) div += c;
   const double lf_sample = s.n_leapfrog() - s.n_leapfrog_warmup();
@@ -224,19 +172,11 @@ void run_and_report(cm::batch_evaluator& f, const Eigen::MatrixXd& init,
 }
 
 void run_logistic(const args& a) {
-  cm::rng gen(1001, 0);  // the data are fixed; --seed seeds the chains
-  std::vector<double> x(static_cast<std::size_t>(a.n) * a.k), y(a.n);
-  std::vector<double> truth(a.k + 1);
-  truth[0] = 0.5;
-  for (int j = 1; j <= a.k; ++j) truth[j] = a.beta_sd * bench::normal(gen);
-  for (double& v : x) v = bench::normal(gen);
-  for (int i = 0; i < a.n; ++i) {
-    double eta = 0.5;
-    for (int j = 0; j < a.k; ++j) eta += x[static_cast<std::size_t>(j) * a.n + i] * truth[j + 1];
-    y[i] = gen.uniform() < 1 / (1 + std::exp(-eta)) ? 1 : 0;
-  }
-  const cg::glm_data data = cg::make_glm_data(x.data(), y.data(), a.n, a.k, a.device);
-  logistic_posterior f(data, a.device);
+  const bench::logistic_data sim = bench::simulate_logistic(a.n, a.k, a.beta_sd);
+  const std::vector<double> truth = bench::logistic_truth(sim);
+  const cg::glm_data data = cg::make_glm_data(sim.x.data(), sim.y.data(), a.n, a.k, a.device);
+  bench::logistic_posterior f(data, a.device);
+  cm::rng gen(1002, 0);
   const int dim = a.k + 1;
   Eigen::MatrixXd probe(2, dim);
   for (int j = 0; j < dim; ++j) { probe(0, j) = 0.1 * bench::normal(gen); probe(1, j) = 0; }

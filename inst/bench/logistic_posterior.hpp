@@ -14,6 +14,7 @@
 #include <clbayes/glm/glm_batch.hpp>
 #include <clbayes/mcmc/evaluator.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -109,26 +110,33 @@ class logistic_posterior : public cm::batch_evaluator {
 };
 
 /** Smallest ESS over the variables of draws (iteration x chain x variable),
- *  and the largest |posterior mean - truth| / posterior sd over the
- *  coefficients (the intercept's truth is not centred by its prior). */
+ *  and the largest |posterior mean - truth| / posterior sd over variables
+ *  first_checked.. (truth: one value per variable). */
 inline void summarise_draws(const std::vector<double>& draws, int n_iter, int chains,
-                            const std::vector<double>& truth, double* min_ess,
-                            double* max_z) {
-  const int dim = static_cast<int>(truth.size()) + 1;
+                            const std::vector<double>& truth, int first_checked,
+                            double* min_ess, double* max_z) {
+  const int dim = static_cast<int>(truth.size());
   const std::size_t per_var = static_cast<std::size_t>(n_iter) * chains;
   *min_ess = 1e300;
   *max_z = 0;
   for (int j = 0; j < dim; ++j) {
     const double* d = draws.data() + per_var * j;
     *min_ess = std::min(*min_ess, ess(d, n_iter, chains));
-    if (j == 0) continue;
+    if (j < first_checked) continue;
     double m = 0, v = 0;
     for (std::size_t i = 0; i < per_var; ++i) m += d[i];
     m /= per_var;
     for (std::size_t i = 0; i < per_var; ++i) v += (d[i] - m) * (d[i] - m);
     v /= per_var;
-    *max_z = std::max(*max_z, std::fabs(m - truth[j - 1]) / std::sqrt(v));
+    *max_z = std::max(*max_z, std::fabs(m - truth[j]) / std::sqrt(v));
   }
+}
+
+/** The true (alpha, beta) of simulate_logistic's data. */
+inline std::vector<double> logistic_truth(const logistic_data& d) {
+  std::vector<double> t(1, 0.5);
+  t.insert(t.end(), d.truth.begin(), d.truth.end());
+  return t;
 }
 
 }  // namespace bench
