@@ -45,19 +45,10 @@ inline logistic_data simulate_logistic(int n, int k, double beta_sd) {
   return d;
 }
 
-class logistic_posterior : public cm::batch_evaluator {
+class logistic_posterior : public cm::fused_gradient_evaluator {
  public:
   logistic_posterior(const cg::glm_data& data, bool device, bool per_point = false)
       : data_(data), device_(device), per_point_(per_point) {}
-
-  void operator()(const Eigen::MatrixXd& pts, Eigen::VectorXd& out) override {
-    compute(pts, out, nullptr);
-  }
-  bool has_gradient() const override { return true; }
-  void gradient(const Eigen::MatrixXd& pts, Eigen::VectorXd& out,
-                Eigen::MatrixXd& grad) override {
-    compute(pts, out, &grad);
-  }
 
  private:
   static constexpr double sd_alpha = 10, sd_beta = 2.5;
@@ -95,7 +86,8 @@ class logistic_posterior : public cm::batch_evaluator {
     return r;
   }
 
-  void compute(const Eigen::MatrixXd& pts, Eigen::VectorXd& out, Eigen::MatrixXd* grad) {
+  void evaluate(const Eigen::MatrixXd& pts, Eigen::VectorXd& out,
+                Eigen::MatrixXd* grad) override {
     const int P = static_cast<int>(pts.rows()), k = data_.k;
     alpha_ = pts.col(0);
     beta_ = pts.rightCols(k).transpose();

@@ -47,6 +47,25 @@ class batch_evaluator {
   }
 };
 
+/** An evaluator whose values and gradients come from one routine,
+ *  evaluate(points, out, grad) with grad null when only values are asked
+ *  for (the models: the gradient shares the value's pass over the data). */
+class fused_gradient_evaluator : public batch_evaluator {
+ public:
+  void operator()(const Eigen::MatrixXd& points, Eigen::VectorXd& out) override {
+    evaluate(points, out, nullptr);
+  }
+  bool has_gradient() const override { return true; }
+  void gradient(const Eigen::MatrixXd& points, Eigen::VectorXd& out,
+                Eigen::MatrixXd& grad) override {
+    evaluate(points, out, &grad);
+  }
+
+ protected:
+  virtual void evaluate(const Eigen::MatrixXd& points, Eigen::VectorXd& out,
+                        Eigen::MatrixXd* grad) = 0;
+};
+
 /** Calls an evaluator, checks its answer and keeps the counts the fit
  *  reports: NaN is read as -Inf (outside the support) and counted. */
 class counted_evaluator {

@@ -27,7 +27,7 @@
 namespace clbayes {
 namespace models {
 
-class glm_evaluator : public mcmc::batch_evaluator {
+class glm_evaluator : public mcmc::fused_gradient_evaluator {
  public:
   /** @param n_categories C for categorical_logit, K for ordered_logistic,
    *  ignored otherwise. @param has_intercept whether the point holds alpha
@@ -55,19 +55,9 @@ class glm_evaluator : public mcmc::batch_evaluator {
   /** Parameters per point. */
   int dim() const { return n_alpha_ + data_.k * n_eta_ + n_extra_; }
 
-  void operator()(const Eigen::MatrixXd& points, Eigen::VectorXd& out) override {
-    evaluate(points, out, nullptr);
-  }
-
-  bool has_gradient() const override { return true; }
-
-  void gradient(const Eigen::MatrixXd& points, Eigen::VectorXd& out,
-                Eigen::MatrixXd& grad) override {
-    evaluate(points, out, &grad);
-  }
-
  private:
-  void evaluate(const Eigen::MatrixXd& points, Eigen::VectorXd& out, Eigen::MatrixXd* grad) {
+  void evaluate(const Eigen::MatrixXd& points, Eigen::VectorXd& out,
+                Eigen::MatrixXd* grad) override {
     if (points.cols() != dim())
       throw invalid_argument("init", "must have " + std::to_string(dim()) +
                                          " columns, one per parameter of the model");

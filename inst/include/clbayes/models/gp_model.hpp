@@ -30,7 +30,7 @@ struct gp_prior {
   double phi_lower = 0.01, phi_upper = 5;
 };
 
-class gp_evaluator : public mcmc::batch_evaluator {
+class gp_evaluator : public mcmc::fused_gradient_evaluator {
  public:
   /** `lik` is borrowed (it holds the data, on the device once used) and
    *  must outlive the evaluator; beta has lik.p() values. */
@@ -49,21 +49,11 @@ class gp_evaluator : public mcmc::batch_evaluator {
       throw invalid_argument("priors", "phi needs 0 <= lower < upper < Inf");
   }
 
-  void operator()(const Eigen::MatrixXd& points, Eigen::VectorXd& out) override {
-    evaluate(points, out, nullptr);
-  }
-
-  bool has_gradient() const override { return true; }
-
-  /** Values and gradients, on the CPU whatever use_device says
-   *  (batched/gp_loglik_gradient.hpp has no device path). */
-  void gradient(const Eigen::MatrixXd& points, Eigen::VectorXd& out,
-                Eigen::MatrixXd& grad) override {
-    evaluate(points, out, &grad);
-  }
-
  private:
-  void evaluate(const Eigen::MatrixXd& points, Eigen::VectorXd& out, Eigen::MatrixXd* grad) {
+  /** Values, and gradients on the CPU whatever use_device says
+   *  (batched/gp_loglik_gradient.hpp has no device path). */
+  void evaluate(const Eigen::MatrixXd& points, Eigen::VectorXd& out,
+                Eigen::MatrixXd* grad) override {
     if (points.cols() != 3)
       throw invalid_argument("init", "must have 3 columns: kappa, psi, phi");
     const int rows = static_cast<int>(points.rows());
