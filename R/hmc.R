@@ -51,8 +51,13 @@
 #' `upper` bounds are sampled on an unconstrained scale (as in
 #' [slice_sample_mv()]); the chain rule and the gradient of the log-Jacobian
 #' are applied by the sampler, so `gradient` stays on the variables' scale.
-#' Model objects supply their own gradient where they have one; a model (or
-#' a function) without one is an error that points to [slice_sample_mv()].
+#' Model objects supply their own gradient: [glm_model()] (and the formula
+#' form of [lm_model()]) with the value in one pass over the data, on the
+#' device where the model runs there; the matrix form of [lm_model()] from
+#' `X'X`; [gp_model()] from one Cholesky factor per point, always on the
+#' CPU (there is no device path for the GP gradient, so `backend` does not
+#' move this model to the device). A function `log_density` without
+#' `gradient` is an error that points to [slice_sample_mv()].
 #'
 #' @section Choices and evidence:
 #' * `chains = 16`: the adaptation averages over chains, and 16 chains give
@@ -71,6 +76,11 @@
 #'   sample against 19 for rstan's NUTS in the same run, but each gradient
 #'   through R's reference BLAS cost several times Stan's, so NUTS had the
 #'   higher ES/s there; see `inst/bench/logs/2026-11-24-hmc.md`.
+#' * On the Gaussian-process posterior of [gp_model()] (Example 2, 500
+#'   locations, dev CPU, one thread) ChEES-HMC with the model's gradient, at
+#'   about 2.5 densities' cost each, reached 1.1 times the slice sampler's
+#'   minimum ES/s in the same run; see
+#'   `inst/bench/logs/2026-11-25-gp-gradient.md`.
 #'
 #' @references
 #' Hoffman, M. D., Radul, A. and Sountsov, P. (2021). An adaptive MCMC
@@ -85,8 +95,8 @@
 #'
 #' @inheritParams slice_sample_mv
 #' @param log_density An R function of a numeric matrix (one point per row)
-#'   returning one log density per row, with `gradient`; or a model object
-#'   that has a gradient (such as [glm_model()]).
+#'   returning one log density per row, with `gradient`; or a model object:
+#'   [glm_model()], [lm_model()] or [gp_model()].
 #' @param init Initial point: a numeric vector (every chain starts there,
 #'   moved by a uniform draw on (-0.1, 0.1) per variable on the
 #'   unconstrained scale so that chains differ; a moved point without a
