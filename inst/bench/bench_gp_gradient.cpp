@@ -47,27 +47,6 @@ double seconds_per_call(F f, double budget) {
   return elapsed / reps;
 }
 
-// Largest |analytic - central difference| / (1 + |central difference|).
-double gradient_error(cm::batch_evaluator& f, const Eigen::MatrixXd& pts) {
-  Eigen::VectorXd v, vp, vm;
-  Eigen::MatrixXd g;
-  f.gradient(pts, v, g);
-  double worst = 0;
-  for (int j = 0; j < pts.cols(); ++j) {
-    const double h = 1e-6;
-    Eigen::MatrixXd a = pts, b = pts;
-    a.col(j).array() += h;
-    b.col(j).array() -= h;
-    f(a, vp);
-    f(b, vm);
-    for (int c = 0; c < pts.rows(); ++c) {
-      const double fd = (vp[c] - vm[c]) / (2 * h);
-      worst = std::max(worst, std::fabs(g(c, j) - fd) / (1 + std::fabs(fd)));
-    }
-  }
-  return worst;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -95,7 +74,7 @@ int main(int argc, char** argv) {
       Eigen::MatrixXd pts(points, 3);
       for (int r = 0; r < points; ++r)
         pts.row(r) << 1.0 + 0.2 * g.uniform(), 1.0 + 0.2 * g.uniform(), 0.2 + 0.05 * g.uniform();
-      const double check = gradient_error(f, pts.topRows(std::min(points, 4)));
+      const double check = bench::gradient_error(f, pts.topRows(std::min(points, 4)));
       Eigen::VectorXd v;
       Eigen::MatrixXd gr;
       const double t_value = seconds_per_call([&] { f(pts, v); }, budget) / points;

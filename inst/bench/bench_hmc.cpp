@@ -102,28 +102,6 @@ args parse(int argc, char** argv) {
   return a;
 }
 
-// Largest relative error of the gradient against central differences at
-// `pts` (a few rows), steps relative to the coordinates beyond 1.
-double gradient_error(cm::batch_evaluator& f, const Eigen::MatrixXd& pts) {
-  Eigen::VectorXd v, vp, vm;
-  Eigen::MatrixXd g;
-  f.gradient(pts, v, g);
-  double worst = 0;
-  for (int j = 0; j < pts.cols(); ++j) {
-    const Eigen::VectorXd h = 1e-5 * pts.col(j).cwiseAbs().cwiseMax(1.0);
-    Eigen::MatrixXd a = pts, b = pts;
-    a.col(j) += h;
-    b.col(j) -= h;
-    f(a, vp);
-    f(b, vm);
-    for (int c = 0; c < pts.rows(); ++c) {
-      const double fd = (vp[c] - vm[c]) / (2 * h[c]);
-      worst = std::max(worst, std::fabs(g(c, j) - fd) / (1 + std::fabs(fd)));
-    }
-  }
-  return worst;
-}
-
 int max_threads() {
 #ifdef _OPENMP
   return omp_get_max_threads();
@@ -183,7 +161,7 @@ void run_logistic(const args& a) {
   std::printf("# logistic posterior %d x %d on the %s, %d chains, %d + %d iterations, "
               "metric %s, adapt_delta %.2f\n", a.n, a.k, a.device ? "device" : "CPU",
               a.chains, a.warmup, a.iter, a.metric.c_str(), a.delta);
-  std::printf("gradient check: max relative error %.2e\n", gradient_error(f, probe));
+  std::printf("gradient check: max relative error %.2e\n", bench::gradient_error(f, probe));
   // the intercept's truth is not centred by the prior: not checked
   run_and_report(f, Eigen::MatrixXd::Zero(a.chains, dim), cm::support(dim), a, truth, 1);
 }
@@ -207,7 +185,7 @@ void run_gp(const args& a) {
               "gradients on the CPU (%d threads), %d chains, %d + %d iterations, metric %s, "
               "adapt_delta %.2f\n", n, a.cov.c_str(), a.device ? "device" : "CPU",
               max_threads(), a.chains, a.warmup, a.iter, a.metric.c_str(), a.delta);
-  std::printf("gradient check: max relative error %.2e\n", gradient_error(f, probe));
+  std::printf("gradient check: max relative error %.2e\n", bench::gradient_error(f, probe));
   Eigen::MatrixXd init(a.chains, 3);
   for (int c = 0; c < a.chains; ++c) init.row(c) << 1.0, 1.0, 0.2;
   run_and_report(f, init, cm::support(lower, upper), a, truth, 0);

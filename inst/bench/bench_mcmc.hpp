@@ -2,10 +2,12 @@
 #define CLBAYES_BENCH_MCMC_HPP
 
 // Helpers shared by the sampler benchmarks (no R): a normal generator on
-// the sampler's rng, the effective sample size, and the GP data of
+// the sampler's rng, the effective sample size, a gradient check against
+// central differences, and the GP data of
 // parallel-slice.txt's Example 2.
 
 #include <clbayes/eigen.hpp>
+#include <clbayes/mcmc/evaluator.hpp>
 #include <clbayes/mcmc/rng.hpp>
 
 #include <algorithm>
@@ -95,6 +97,28 @@ inline gp_data simulate_gp(int n, std::uint64_t seed) {
   d.y.resize(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) d.y[i] = 1 - 0.5 * d.X[n + i] + e[i];
   return d;
+}
+
+// Largest relative error of the gradient against central differences at
+// `pts` (a few rows), steps relative to the coordinates beyond 1.
+inline double gradient_error(cm::batch_evaluator& f, const Eigen::MatrixXd& pts) {
+  Eigen::VectorXd v, vp, vm;
+  Eigen::MatrixXd g;
+  f.gradient(pts, v, g);
+  double worst = 0;
+  for (int j = 0; j < pts.cols(); ++j) {
+    const Eigen::VectorXd h = 1e-5 * pts.col(j).cwiseAbs().cwiseMax(1.0);
+    Eigen::MatrixXd a = pts, b = pts;
+    a.col(j) += h;
+    b.col(j) -= h;
+    f(a, vp);
+    f(b, vm);
+    for (int c = 0; c < pts.rows(); ++c) {
+      const double fd = (vp[c] - vm[c]) / (2 * h[c]);
+      worst = std::max(worst, std::fabs(g(c, j) - fd) / (1 + std::fabs(fd)));
+    }
+  }
+  return worst;
 }
 
 }  // namespace bench
