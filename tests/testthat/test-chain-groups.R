@@ -136,7 +136,8 @@ test_that("Ctrl-C stops a run of groups and the workers computing it", {
     library(clbayes)
     future::plan(future::multisession, workers = 2)
     ld <- function(x) {
-      cat(Sys.getpid(), "\n", file = calls, append = TRUE)
+      # one write per call, so that two workers' lines never interleave
+      cat(paste0(Sys.getpid(), "\n"), file = calls, append = TRUE)
       Sys.sleep(0.02)
       -0.5 * rowSums(x^2)
     }
@@ -146,13 +147,15 @@ test_that("Ctrl-C stops a run of groups and the workers computing it", {
     t_back <- Sys.time()
     n_back <- length(readLines(calls))
     Sys.sleep(2)
-    list(res = res, workers = length(setdiff(unique(readLines(calls)), Sys.getpid())),
+    pids <- unique(as.integer(readLines(calls)))
+    list(res = res, workers = length(setdiff(pids, Sys.getpid())),
          calls_since = length(readLines(calls)) - n_back,
          after = future::value(future::future(42)),
          wait = as.numeric(difftime(Sys.time(), t_back, units = "secs")))
   }, args = list(calls = calls), env = c(callr::rcmd_safe_env(), OMP_NUM_THREADS = "1"))
   on.exit(if (p$is_alive()) p$kill(), add = TRUE)
   deadline <- Sys.time() + 120
+  # both workers sampling
   seen <- function() if (file.exists(calls)) length(unique(readLines(calls))) else 0L
   while (seen() < 2L && p$is_alive() && Sys.time() < deadline) Sys.sleep(0.2)
   p$interrupt()
