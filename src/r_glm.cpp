@@ -86,7 +86,7 @@ bool cpp_glm_data_on_device(SEXP ptr) {
 
 // P points of a scalar family (glm::glm_lp_batch): alpha and extra have P
 // values (R recycles them), beta is k x P. `path` ("auto", "single",
-// "fused" or "gemm") forces a device path and `max_block_bytes` > 0 bounds
+// "fused", "mma" or "gemm") forces a device path and `max_block_bytes` > 0 bounds
 // the GEMM path's block, so that the tests reach every path and several
 // passes (glm::glm_batch_settings).
 // [[Rcpp::export(.cpp_glm_lp_batch)]]
@@ -108,17 +108,25 @@ Rcpp::List cpp_glm_lp_batch(SEXP data, std::string family, Rcpp::NumericVector a
   p.beta = beta.begin();
   p.extra = extra.size() > 0 ? extra.begin() : nullptr;
   glm::glm_batch_settings tune;
+#ifdef CLBAYES_OPENCL
+  if (use_device) tune = glm::glm_batch_settings_for(clbayes::opencl::context::instance().info());
+#endif
   tune.max_block_bytes = max_block_bytes;
   if (path == "single") {
     tune.single_calls_max = P;
   } else if (path == "fused") {
     tune.single_calls_max = 0;
     tune.fused_max = P;
+  } else if (path == "mma") {  // emulated where the device has no FP64 mma
+    tune.single_calls_max = 0;
+    tune.fused_max = 0;
+    tune.mma_max_k = std::max(d.k, 1);
   } else if (path == "gemm") {
     tune.single_calls_max = 0;
     tune.fused_max = 0;
+    tune.mma_max_k = 0;
   } else if (path != "auto") {
-    Rcpp::stop("`path` must be \"auto\", \"single\", \"fused\" or \"gemm\"");
+    Rcpp::stop("`path` must be \"auto\", \"single\", \"fused\", \"mma\" or \"gemm\"");
   }
   const glm::glm_batch_result r = glm::glm_lp_batch(d, p, gradient, propto, use_device, tune);
   Rcpp::NumericVector value(r.value.data(), r.value.data() + P);

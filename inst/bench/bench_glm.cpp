@@ -281,7 +281,9 @@ struct points_variant {
 
 // Variants by name: "batch" (the default settings: the path they choose
 // for P), "single" (one single-point kernel call per point), "fused"
-// (glm_batch_fused, tiles of 32 rows x 8 points and of 16 x 16), "gemm"
+// (glm_batch_fused, tiles of 32 rows x 8 points and of 16 x 16), "mma"
+// (glm_batch_mma: on a device without FP64 tensor cores its emulation, for
+// checking only; with 2, 4 and 8 warps per group), "gemm"
 // (the GEMMs and the row kernel in one pass), "all".
 std::vector<points_variant> points_variants(const std::vector<std::string>& names, int P,
                                             const glm::glm_batch_settings& base) {
@@ -308,10 +310,23 @@ std::vector<points_variant> points_variants(const std::vector<std::string>& name
       g.settings.fused_small = g.settings.fused_large = t;
       v.push_back(g);
     }
+  if (want("mma"))
+    for (int warps : {2, 4, 8}) {
+      if (warps > 2 && 8 * warps / 2 >= P) break;  // more warps than points
+      points_variant g{"mma, " + std::to_string(warps) + " warps" +
+                           (base.tensor_cores ? "" : " (emulated)"),
+                       base};
+      g.settings.single_calls_max = 0;
+      g.settings.fused_max = 0;
+      g.settings.mma_max_k = std::max(g.settings.mma_max_k, 128);
+      g.settings.mma_warps = warps;
+      v.push_back(g);
+    }
   if (want("gemm")) {
     points_variant g{"gemm", base};
     g.settings.single_calls_max = 0;
     g.settings.fused_max = 0;
+    g.settings.mma_max_k = 0;
     v.push_back(g);
   }
   return v;
@@ -324,13 +339,22 @@ glm::glm_batch_result run_variant(const points_variant& v, const glm::glm_data_c
 
 // The sweep over P: every variant checked on the first rows, then timed
 // at full size (data resident, value + gradient and value alone).
+// Knobs of the batched path given on the command line (0: the device's).
+struct batch_knobs {
+  int group = 0, groups_per_cu = 0, mma_groups_per_cu = 0;
+};
+
 int points_main(const std::vector<int>& points, family fam, int n, int k, int reps,
-                const std::vector<std::string>& variants, const glm::glm_batch_settings& base) {
+                const std::vector<std::string>& variants, const batch_knobs& knobs) {
   auto& ctx = clbayes::opencl::context::instance();
   if (!ctx.selected()) {
     std::fprintf(stderr, "--points needs an OpenCL device\n");
     return 1;
   }
+  glm::glm_batch_settings base = glm::glm_batch_settings_for(ctx.info());
+  if (knobs.group > 0) base.group = knobs.group;
+  if (knobs.groups_per_cu > 0) base.groups_per_cu = knobs.groups_per_cu;
+  if (knobs.mma_groups_per_cu > 0) base.mma_groups_per_cu = knobs.mma_groups_per_cu;
   const int n_check = std::min(n, 20000);
   std::printf("device: %s\n", ctx.info().name.c_str());
   std::printf("%s, n = %d, k = %d, data resident; median of %d runs; check on the first %d "
@@ -379,7 +403,7 @@ int main(int argc, char** argv) {
   std::vector<std::pair<int, int>> sizes;
   std::vector<int> points;
   std::vector<std::string> variants = {"batch"};
-  glm::glm_batch_settings batch_tune;
+  batch_knobs batch_tune;
   int points_n = 1000000, points_k = 100;
   auto split_list = [](const std::string& s) {
     std::vector<std::string> out;
@@ -407,6 +431,7 @@ int main(int argc, char** argv) {
     else if (s == "--k") points_k = std::atoi(next());
     else if (s == "--batch-group") batch_tune.group = std::atoi(next());
     else if (s == "--batch-gpc") batch_tune.groups_per_cu = std::atoi(next());
+    else if (s == "--mma-gpc") batch_tune.mma_groups_per_cu = std::atoi(next());
     else if (s == "--family") only = next();
     else if (s == "--rows") tune.rows = std::atoi(next());
     else if (s == "--chunk") tune.chunk = std::atoi(next());
@@ -422,7 +447,7 @@ int main(int argc, char** argv) {
       int n = 0, k = 0;
       if (std::sscanf(s.c_str(), "%dx%d", &n, &k) != 2 || n < 1 || k < 1) {
         std::fprintf(stderr, "usage: %s [--points P,... [--n N] [--k K] [--variants "
-                             "batch,single,fused,gemm|all] [--batch-group G] [--batch-gpc U]]\n", argv[0]);
+                             "batch,single,fused,mma,gemm|all] [--batch-group G] [--batch-gpc U] [--mma-gpc U]]\n", argv[0]);
         std::fprintf(stderr, "usage: %s [--tune] [--reps R] [--family F] [--tile-group G] "
                              "[--tile-rows R] [--tile-gpc U] [--tile-max-lpi L] [--rows R] "
                              "[--chunk C] [--max-group G] [--groups-per-cu U] [--reduce-group W] "

@@ -499,10 +499,12 @@ test_that("P points: a gpu_glm_data object and the device agree with the CPU pat
 
 test_that("every device path of the batch agrees with the CPU path", {
   # single-point calls, the fused kernel (a ragged last chunk of points),
-  # and the GEMMs in one pass and in passes over blocks of rows (partial
-  # sums and X' D added over the passes, a ragged last block)
+  # the tensor-core kernel (its fragments emulated where the device has no
+  # FP64 mma), and the GEMMs in one pass and in passes over blocks of rows
+  # (partial sums and X' D added over the passes, a ragged last block)
   skip_if_no_device()
   paths <- list(list(path = "single", bytes = 0), list(path = "fused", bytes = 0),
+                list(path = "mma", bytes = 0),
                 list(path = "gemm", bytes = 0), list(path = "gemm", bytes = 1024 * 8 * 11))
   for (family in scalar_families) {
     d <- sim_points(family, n = 2500, k = 6, P = 11, seed = 9)
@@ -527,6 +529,22 @@ test_that("every device path of the batch agrees with the CPU path", {
   }
   expect_error(clbayes:::.cpp_glm_lp_batch(h, "normal_id", 0, matrix(0, 6, 1), 1, TRUE, FALSE,
                                            TRUE, "fastest"), "`path` must be")
+})
+
+test_that("the tensor-core kernel: several chunks of points, k past one fragment", {
+  # 70 points: chunks of 64 and a ragged one of 6; k = 19 spans three
+  # 8-column steps of X B and two 16-row tiles of X' D; 1001 rows end in a
+  # partial tile of 16
+  skip_if_no_device()
+  d <- sim_points("bernoulli_logit", n = 1001, k = 19, P = 70, seed = 12)
+  h <- clbayes:::.cpp_glm_data(d$x, d$y, TRUE, TRUE)
+  dev <- clbayes:::.cpp_glm_lp_batch(h, "bernoulli_logit", d$alpha, d$beta, numeric(), TRUE,
+                                     FALSE, TRUE, "mma")
+  eta <- sweep(d$x %*% d$beta, 2, d$alpha, "+")
+  ll <- colSums(dbinom(d$y, 1, plogis(eta), log = TRUE))
+  expect_equal(dev$value, ll, tolerance = 1e-12)
+  expect_equal(dev$alpha, colSums(d$y - plogis(eta)), tolerance = 1e-10)
+  expect_equal(dev$beta, crossprod(d$x, d$y - plogis(eta)), tolerance = 1e-10)
 })
 
 test_that("P points with no predictors (k = 0): alpha alone", {

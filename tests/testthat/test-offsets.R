@@ -107,7 +107,7 @@ test_that("P points with an offset equal base R on each backend and device varia
     # each device path, the GEMMs also in passes over blocks of rows
     h <- clbayes:::.cpp_glm_data(d$x, d$y, TRUE, TRUE, d$off)
     for (v in list(list(path = "single", bytes = 0), list(path = "fused", bytes = 0),
-                   list(path = "gemm", bytes = 500 * 8 * P))) {
+                   list(path = "mma", bytes = 0), list(path = "gemm", bytes = 500 * 8 * P))) {
       dev <- clbayes:::.cpp_glm_lp_batch(h, family, a, B, ex, TRUE, FALSE, TRUE, v$path,
                                          v$bytes)
       lab <- sprintf("%s %s block %g", family, v$path, v$bytes)

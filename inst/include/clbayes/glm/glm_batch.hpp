@@ -15,6 +15,8 @@
 #include "glm_batch_opencl.hpp"
 #include "glm_lp.hpp"
 
+#include <optional>
+
 namespace clbayes {
 namespace glm {
 
@@ -22,11 +24,12 @@ namespace glm {
  * Log-likelihoods (and gradients when `gradient`) of the P points of `p`
  * for the data `data`, on the device when `use_device` (uploading x and y
  * unless data.device holds them), else on the CPU. Every argument is
- * checked; errors name the argument. `tune`: the device path's settings.
+ * checked; errors name the argument. `tune`: the device path's settings
+ * (by default the selected device's, glm_batch_settings_for).
  */
 inline glm_batch_result glm_lp_batch(const glm_data& data, const glm_batch_params& p,
                                      bool gradient, bool propto, bool use_device,
-                                     const glm_batch_settings& tune = glm_batch_settings()) {
+                                     const std::optional<glm_batch_settings>& tune = std::nullopt) {
   check_glm_batch(p, data.k);
   glm_params one;  // the support of y is checked as for one point
   one.fam = p.fam;
@@ -39,7 +42,10 @@ inline glm_batch_result glm_lp_batch(const glm_data& data, const glm_batch_param
         return glm_lp_batch_cpu(data.x, data.y, data.n, data.k, p, gradient, propto,
                                 data.offset);
       },
-      [&](const auto& d) { return glm_lp_batch_opencl(d, p, gradient, propto, tune); });
+      [&](const auto& d) {
+        return tune ? glm_lp_batch_opencl(d, p, gradient, propto, *tune)
+                    : glm_lp_batch_opencl(d, p, gradient, propto);
+      });
 }
 
 }  // namespace glm

@@ -3,14 +3,17 @@
 
 // The device path of the batched GLM likelihood, for data resident on the
 // device (glm_data_cl). Which path runs depends on the number of points P
-// (H200 sweep, inst/bench/logs/2026-11-25-glm-small-p.md):
+// and the device (H200 sweeps, inst/bench/logs/2026-11-25-glm-small-p.md and
+// 2026-11-26-glm-mma.md):
 //   - a few points: one call of the fused single-point kernel per point
 //     (glm_opencl.hpp, one pass over x each);
 //   - up to about 16: glm_batch_fused (kernels/glm_batch.hpp), x read once
 //     per chunk of points on the FMA units, eta and D never leave the chip;
-//   - more: per pass over a block of rows,
-//       1. X_b B, a tall-skinny product by the GEMM of linalg/gemm.hpp (FP64
-//          tensor cores on NVIDIA sm_90, the FMA kernel elsewhere);
+//   - more, on a device with FP64 tensor cores and k <= mma_max_k:
+//     glm_batch_mma (kernels/glm_batch_mma.hpp), the same fusion with both
+//     products on the tensor cores;
+//   - more, elsewhere: per pass over a block of rows,
+//       1. X_b B, a tall-skinny product by the GEMM of linalg/gemm.hpp;
 //       2. kernels/glm_batch.hpp: the row math over the block, each point's
 //          value and d alpha, d sigma|phi summed inside the kernel, the
 //          block overwritten by D = d lp / d eta;
@@ -21,6 +24,8 @@
 
 #include "../linalg/gemm.hpp"
 #include "../kernels/glm_batch.hpp"
+#include "../kernels/glm_batch_mma.hpp"
+#include "../opencl/device_table.hpp"
 #include "../kernels/initialize.hpp"
 #include "batch_params.hpp"
 #include "glm_opencl.hpp"
@@ -33,8 +38,8 @@
 namespace clbayes {
 namespace glm {
 
-/** The three device paths of a batch of points (see the top of this file). */
-enum class glm_batch_path { single_calls, fused, gemm };
+/** The device paths of a batch of points (see the top of this file). */
+enum class glm_batch_path { single_calls, fused, mma, gemm };
 
 /** Rows and points of a glm_batch_fused tile. */
 struct glm_fused_tile {
@@ -43,24 +48,54 @@ struct glm_fused_tile {
 };
 
 /** Settings of the batched device path, passed by value; the defaults are
- *  the H200's (log 2026-11-25-glm-small-p). bench_glm --points sweeps them. */
+ *  the H200's (log 2026-11-25-glm-small-p) without the tensor cores, the
+ *  device table (glm_batch_settings_for) adds them where the device has
+ *  them. bench_glm --points sweeps them. */
 struct glm_batch_settings {
   int single_calls_max = 3;  // P <= this: single-point calls (P = 1 always)
-  int fused_max = 16;        // P <= this: glm_batch_fused; above it the GEMMs
+  int fused_max = 16;        // P <= this: glm_batch_fused; above it mma or the GEMMs
   glm_fused_tile fused_small{32, 8};   // fused tiles up to fused_small.points points
   glm_fused_tile fused_large{16, 16};  // fused tiles above
   int group = 256;           // work-group size of the row kernel (power of two)
   int groups_per_cu = 8;     // row and fused kernels: groups per compute unit
+  /** glm_batch_mma: used for k <= mma_max_k (0: never; the coefficients of a
+   *  warp's points live in registers, 2 ceil(k / 8) doubles a lane);
+   *  tensor_cores 0 runs its fragments through the emulation (tests only). */
+  int mma_max_k = 0;
+  bool tensor_cores = false;
+  int mma_warps = 8;         // warps per group: 8 mma_warps points per chunk
+  int mma_groups_per_cu = 2; // groups per compute unit over all chunks
   /** GEMM path: bytes of the n x P block of one pass (0: the device's
    *  largest allocation); smaller blocks mean more passes over the rows. */
   double max_block_bytes = 0;
 
-  glm_batch_path path_for(int P) const {
+  glm_batch_path path_for(int P, int k) const {
     if (P == 1 || P <= single_calls_max) return glm_batch_path::single_calls;
-    return P <= fused_max ? glm_batch_path::fused : glm_batch_path::gemm;
+    if (P <= fused_max) return glm_batch_path::fused;
+    return k >= 1 && k <= mma_max_k ? glm_batch_path::mma : glm_batch_path::gemm;
   }
   glm_fused_tile fused_tile(int P) const { return P <= fused_small.points ? fused_small : fused_large; }
 };
+
+namespace internal {
+inline glm_batch_settings with_tensor_cores() {
+  glm_batch_settings s;
+  s.mma_max_k = 128;
+  s.tensor_cores = true;
+  return s;
+}
+}  // namespace internal
+
+/** The batched path's settings for device `d` (opencl/device_table.hpp):
+ *  the FP64 mma shape of glm_batch_mma needs an NVIDIA device of compute
+ *  capability 9.0. */
+inline glm_batch_settings glm_batch_settings_for(const opencl::device_info& d) {
+  static const opencl::device_entry<glm_batch_settings> table[] = {
+      {"NVIDIA", "", 90, internal::with_tensor_cores()},  // H100, H200
+      {"", "", 0, glm_batch_settings()},                  // any other device
+  };
+  return opencl::lookup(table, d);
+}
 
 }  // namespace glm
 }  // namespace clbayes
@@ -103,6 +138,20 @@ inline glm_batch_result single_calls(const glm_data_cl& data, const glm_batch_pa
   return res;
 }
 
+/** Enqueues the sums over `groups` partial rows of `stride` values (the
+ *  first n_sums columns) into w.batch_sums, on the device. */
+inline void reduce_partials(glm_workspace& w, int groups, int stride, int n_sums) {
+  const opencl::device_info& info = opencl::context::instance().info();
+  int rwg = 1;
+  while (rwg * 2 <= std::min<int>(64, static_cast<int>(info.max_work_group_size))) rwg *= 2;
+  auto& red = opencl::kernels::glm_lp_reduce;
+  red.set_option("REDUCE_WG", rwg);
+  ensure(w.batch_sums, stride);
+  ensure(w.batch_counter, 1);
+  red(cl::NDRange(static_cast<std::size_t>(n_sums) * rwg), cl::NDRange(rwg), w.batch_sums,
+      w.batch_partials, w.batch_counter, groups, stride);
+}
+
 /** The fused variant: enqueues glm_batch_fused and the reduction of its
  *  partial rows into w.batch_sums ((3 + k) P values: value, d alpha,
  *  d sigma|phi, d beta). Parameters must be on the device already. Returns
@@ -143,30 +192,75 @@ inline bool batch_fused(const glm_data_cl& data, const glm_batch_params& p, bool
        w.batch_partials, data.x, data.y, data.offset_arg(), w.batch_params, w.batch_beta, n, k,
        P, gradient ? 1 : 0, propto ? 1 : 0, cl::Local(sizeof(double) * tr * std::max(k, 1)),
        cl::Local(sizeof(double) * std::max(k, 1) * pc), cl::Local(sizeof(double) * pc * (tr + 1)));
-  int rwg = 1;
-  while (rwg * 2 <= std::min<int>(64, static_cast<int>(info.max_work_group_size))) rwg *= 2;
-  auto& red = opencl::kernels::glm_lp_reduce;
-  red.set_option("REDUCE_WG", rwg);
-  const long long n_sums = gradient ? stride : P;
-  ensure(w.batch_sums, stride);
-  ensure(w.batch_counter, 1);
-  red(cl::NDRange(static_cast<std::size_t>(n_sums) * rwg), cl::NDRange(rwg), w.batch_sums,
-      w.batch_partials, w.batch_counter, static_cast<int>(row_groups), static_cast<int>(stride));
+  reduce_partials(w, static_cast<int>(row_groups), static_cast<int>(stride),
+                  static_cast<int>(gradient ? stride : P));
   return true;
+}
+
+/** glm_batch_mma and the reduction of its partial rows, as batch_fused.
+ *  Returns false (nothing enqueued) for k outside 1..mma_max_k. */
+inline bool batch_mma(const glm_data_cl& data, const glm_batch_params& p, bool gradient,
+                      bool propto, const glm_batch_settings& tune) {
+  const int n = data.n, k = data.k, P = p.n_points;
+  const opencl::device_info& info = opencl::context::instance().info();
+  const int warps = std::max(1, std::min(tune.mma_warps, (P + 7) / 8));
+  const int wg = 32 * warps;
+  if (k < 1 || k > tune.mma_max_k || wg > static_cast<int>(info.max_work_group_size))
+    return false;
+  auto& kern = opencl::kernels::glm_batch_mma;
+  kern.set_option("FAMILY", static_cast<int>(p.fam));
+  kern.set_option("OFFSET", data.offset_option());
+  kern.set_option("WARPS", warps);
+  kern.set_option("KS", (k + 7) / 8);
+  kern.set_option("MG", (k + 15) / 16);
+  kern.set_option("MMA", tune.tensor_cores ? 1 : 0);
+  if (static_cast<int>(kern.max_work_group_size()) < wg) return false;
+  glm_workspace& w = data.work;
+  const long long chunks = (P + 8LL * warps - 1) / (8LL * warps);
+  const long long tiles = (static_cast<long long>(n) + 15) / 16;
+  const long long row_groups = std::max<long long>(
+      1, std::min<long long>(tiles, static_cast<long long>(info.compute_units) *
+                                        std::max(tune.mma_groups_per_cu, 1) / chunks));
+  const long long stride = static_cast<long long>(3 + k) * P;
+  ensure(w.batch_partials, row_groups * stride);
+  kern(cl::NDRange(static_cast<std::size_t>(row_groups * chunks) * wg), cl::NDRange(wg),
+       w.batch_partials, data.x, data.y, data.offset_arg(), w.batch_params, w.batch_beta, n, k,
+       P, static_cast<int>(chunks), gradient ? 1 : 0, propto ? 1 : 0);
+  reduce_partials(w, static_cast<int>(row_groups), static_cast<int>(stride),
+                  static_cast<int>(gradient ? stride : P));
+  return true;
+}
+
+/** The result in w.batch_sums: value, d alpha, d sigma|phi (P each), then
+ *  with `with_beta` (the fused paths) d beta (k x P). */
+inline glm_batch_result read_sums(const glm_workspace& w, const glm_batch_params& p, int k,
+                                  bool gradient, bool with_beta) {
+  const int P = p.n_points;
+  glm_batch_result res = zero_batch_result(p, k, gradient);
+  const int n_sums = gradient ? (3 + (with_beta ? k : 0)) * P : P;
+  std::vector<double> sums(static_cast<std::size_t>(n_sums));
+  read_head(w.batch_sums, sums.data(), n_sums);
+  std::copy(sums.begin(), sums.begin() + P, res.value.data());
+  if (!gradient) return res;
+  std::copy(sums.begin() + P, sums.begin() + 2 * P, res.d_alpha.data());
+  if (p.extra != nullptr) std::copy(sums.begin() + 2 * P, sums.begin() + 3 * P, res.d_extra.data());
+  if (with_beta) std::copy(sums.begin() + 3 * P, sums.end(), res.d_beta.data());
+  return res;
 }
 
 }  // namespace internal
 
 /**
  * Log densities (and gradients when `gradient`) of the P points of `p` for
- * data on the device: the same contract as glm_lp_batch_cpu.
+ * data on the device: the same contract as glm_lp_batch_cpu. `tune`: the
+ * path's settings (glm_batch_settings_for the selected device by default).
  */
 inline glm_batch_result glm_lp_batch_opencl(const glm_data_cl& data, const glm_batch_params& p,
                                             bool gradient, bool propto,
-                                            const glm_batch_settings& tune = glm_batch_settings()) {
+                                            const glm_batch_settings& tune) {
   const int n = data.n, k = data.k, P = p.n_points;
   if (n == 0) return zero_batch_result(p, k, gradient);
-  const glm_batch_path path = tune.path_for(P);
+  const glm_batch_path path = tune.path_for(P, k);
   if (path == glm_batch_path::single_calls)
     return internal::single_calls(data, p, gradient, propto);
   data.x.check_device("x");
@@ -183,18 +277,9 @@ inline glm_batch_result glm_lp_batch_opencl(const glm_data_cl& data, const glm_b
   w.host_beta.assign(p.beta, p.beta + static_cast<std::size_t>(k) * P);
   if (k > 0) internal::write_async(w.batch_beta, w.host_beta);
 
-  if (path == glm_batch_path::fused && internal::batch_fused(data, p, gradient, propto, tune)) {
-    glm_batch_result res = zero_batch_result(p, k, gradient);
-    const int stride = (3 + k) * P, n_sums = gradient ? stride : P;
-    std::vector<double> sums(static_cast<std::size_t>(n_sums));
-    internal::read_head(w.batch_sums, sums.data(), n_sums);
-    std::copy(sums.begin(), sums.begin() + P, res.value.data());
-    if (!gradient) return res;
-    std::copy(sums.begin() + P, sums.begin() + 2 * P, res.d_alpha.data());
-    if (has_extra) std::copy(sums.begin() + 2 * P, sums.begin() + 3 * P, res.d_extra.data());
-    std::copy(sums.begin() + 3 * P, sums.end(), res.d_beta.data());
-    return res;
-  }
+  if ((path == glm_batch_path::fused && internal::batch_fused(data, p, gradient, propto, tune)) ||
+      (path == glm_batch_path::mma && internal::batch_mma(data, p, gradient, propto, tune)))
+    return internal::read_sums(w, p, k, gradient, true);
   // All rows in one pass unless the block would be larger than one device
   // allocation may be (or than the settings allow).
   const double max_alloc = static_cast<double>(
@@ -246,25 +331,17 @@ inline glm_batch_result glm_lp_batch_opencl(const glm_data_cl& data, const glm_b
   }
 
   // Each point's sums over the row groups, on the device.
-  int rwg = 1;
-  while (rwg * 2 <= std::min<int>(64, static_cast<int>(info.max_work_group_size))) rwg *= 2;
-  auto& red = opencl::kernels::glm_lp_reduce;
-  red.set_option("REDUCE_WG", rwg);
-  const int n_sums = (gradient ? 3 : 1) * P;
-  internal::ensure(w.batch_sums, 3LL * P);
-  internal::ensure(w.batch_counter, 1);
-  red(cl::NDRange(static_cast<std::size_t>(n_sums) * rwg), cl::NDRange(rwg), w.batch_sums,
-      w.batch_partials, w.batch_counter, static_cast<int>(row_groups), 3 * P);
-
-  glm_batch_result res = zero_batch_result(p, k, gradient);
-  std::vector<double> sums(static_cast<std::size_t>(n_sums));
-  internal::read_head(w.batch_sums, sums.data(), n_sums);
-  std::copy(sums.begin(), sums.begin() + P, res.value.data());
-  if (!gradient) return res;
-  std::copy(sums.begin() + P, sums.begin() + 2 * P, res.d_alpha.data());
-  if (has_extra) std::copy(sums.begin() + 2 * P, sums.end(), res.d_extra.data());
-  if (k > 0) opencl::from_matrix_cl(w.d_beta, res.d_beta.data());
+  internal::reduce_partials(w, static_cast<int>(row_groups), 3 * P, (gradient ? 3 : 1) * P);
+  glm_batch_result res = internal::read_sums(w, p, k, gradient, false);
+  if (gradient && k > 0) opencl::from_matrix_cl(w.d_beta, res.d_beta.data());
   return res;
+}
+
+/** The same with the selected device's settings. */
+inline glm_batch_result glm_lp_batch_opencl(const glm_data_cl& data, const glm_batch_params& p,
+                                            bool gradient, bool propto) {
+  return glm_lp_batch_opencl(data, p, gradient, propto,
+                             glm_batch_settings_for(opencl::context::instance().info()));
 }
 
 }  // namespace glm
