@@ -121,6 +121,7 @@ Rcpp::List cpp_glm_lp_batch(SEXP data, std::string family, Rcpp::NumericVector a
     tune.single_calls_max = 0;
     tune.fused_max = 0;
     tune.mma_max_k = std::max(d.k, 1);
+    tune.mma_neg_binomial = true;
   } else if (path == "gemm") {
     tune.single_calls_max = 0;
     tune.fused_max = 0;

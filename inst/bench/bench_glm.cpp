@@ -319,6 +319,7 @@ std::vector<points_variant> points_variants(const std::vector<std::string>& name
       g.settings.single_calls_max = 0;
       g.settings.fused_max = 0;
       g.settings.mma_max_k = std::max(g.settings.mma_max_k, 128);
+      g.settings.mma_neg_binomial = true;
       g.settings.mma_warps = warps;
       v.push_back(g);
     }

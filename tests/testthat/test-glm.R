@@ -622,6 +622,30 @@ test_that("the row math of the kernels equals its C++ twin on a grid", {
   }
 })
 
+test_that("the kernels' own exp and log1p match R's over their whole range", {
+  # poisson_log's d lp / d eta at y = 0 is -exp(eta); bernoulli_logit's
+  # rows are -log1p(exp(-+eta)) and y - plogis(eta)
+  skip_if_no_device()
+  eta <- c(seq(-745, 709.7, length.out = 4001), runif(2000, -40, 40), 0, -1e-300)
+  dev <- clbayes:::.cpp_glm_row_grid("poisson_log", numeric(length(eta)), eta,
+                                     rep(1, length(eta)), TRUE, TRUE)
+  ref <- exp(eta)
+  normal <- ref > .Machine$double.xmin
+  expect_lt(max(abs(-dev[normal, 2] - ref[normal]) / ref[normal]), 5e-16)
+  expect_lt(max(abs(-dev[!normal, 2] - ref[!normal])), 1e-322)
+  edge <- clbayes:::.cpp_glm_row_grid("poisson_log", c(0, 0, 0), c(-746, 709.79, 709.78),
+                                      c(1, 1, 1), TRUE, TRUE)
+  expect_equal(-edge[, 2], exp(c(-746, 709.79, 709.78)))
+  e2 <- c(seq(-40, 40, length.out = 8001), -700, 700)
+  for (y in 0:1) {
+    b <- clbayes:::.cpp_glm_row_grid("bernoulli_logit", rep(y, length(e2)), e2,
+                                     rep(1, length(e2)), FALSE, TRUE)
+    ref_lp <- -log1p(exp(if (y == 1) -e2 else e2))
+    expect_lt(max(abs(b[, 1] - ref_lp) / pmax(abs(ref_lp), 1e-300)), 1e-14, label = y)
+    expect_lt(max(abs(b[, 2] - (y - plogis(e2)))), 1e-15, label = y)
+  }
+})
+
 test_that("y outside the support is reported as R prints numbers", {
   x <- matrix(1, 3, 1)
   expect_error(gpu_glm_lp(c(0, 4, 1), x, 0, 1, "bernoulli_logit", backend = "cpu"),

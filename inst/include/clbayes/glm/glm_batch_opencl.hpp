@@ -4,7 +4,7 @@
 // The device path of the batched GLM likelihood, for data resident on the
 // device (glm_data_cl). Which path runs depends on the number of points P
 // and the device (H200 sweeps, inst/bench/logs/2026-11-25-glm-small-p.md and
-// 2026-11-26-glm-mma.md):
+// 2026-11-25-glm-mma.md):
 //   - a few points: one call of the fused single-point kernel per point
 //     (glm_opencl.hpp, one pass over x each);
 //   - up to about 16: glm_batch_fused (kernels/glm_batch.hpp), x read once
@@ -63,16 +63,19 @@ struct glm_batch_settings {
    *  tensor_cores 0 runs its fragments through the emulation (tests only). */
   int mma_max_k = 0;
   bool tensor_cores = false;
+  bool mma_neg_binomial = false;  // the negative binomial's heavy rows: the GEMMs (H200)
   int mma_warps = 8;         // warps per group: 8 mma_warps points per chunk
   int mma_groups_per_cu = 2; // groups per compute unit over all chunks
   /** GEMM path: bytes of the n x P block of one pass (0: the device's
    *  largest allocation); smaller blocks mean more passes over the rows. */
   double max_block_bytes = 0;
 
-  glm_batch_path path_for(int P, int k) const {
+  glm_batch_path path_for(int P, int k, family fam) const {
     if (P == 1 || P <= single_calls_max) return glm_batch_path::single_calls;
     if (P <= fused_max) return glm_batch_path::fused;
-    return k >= 1 && k <= mma_max_k ? glm_batch_path::mma : glm_batch_path::gemm;
+    const bool mma = k >= 1 && k <= mma_max_k &&
+                     (fam != family::neg_binomial_2_log || mma_neg_binomial);
+    return mma ? glm_batch_path::mma : glm_batch_path::gemm;
   }
   glm_fused_tile fused_tile(int P) const { return P <= fused_small.points ? fused_small : fused_large; }
 };
@@ -80,6 +83,7 @@ struct glm_batch_settings {
 namespace internal {
 inline glm_batch_settings with_tensor_cores() {
   glm_batch_settings s;
+  s.fused_max = 8;  // from 9 points glm_batch_mma (16 points: 0.81 ms against 1.59)
   s.mma_max_k = 128;
   s.tensor_cores = true;
   return s;
@@ -260,7 +264,7 @@ inline glm_batch_result glm_lp_batch_opencl(const glm_data_cl& data, const glm_b
                                             const glm_batch_settings& tune) {
   const int n = data.n, k = data.k, P = p.n_points;
   if (n == 0) return zero_batch_result(p, k, gradient);
-  const glm_batch_path path = tune.path_for(P, k);
+  const glm_batch_path path = tune.path_for(P, k, p.fam);
   if (path == glm_batch_path::single_calls)
     return internal::single_calls(data, p, gradient, propto);
   data.x.check_device("x");

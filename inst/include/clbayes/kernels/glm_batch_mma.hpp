@@ -79,6 +79,12 @@ void mma_load_x(double* st, __global const double* x, int n, int k, int i0, int 
   }
 }
 
+/* y of rows r and r + 8 (zero past n). */
+void mma_load_y(double* yv, __global const double* y, int n, int r) {
+  yv[0] = r < n ? y[r] : 0.0;
+  yv[1] = r + 8 < n ? y[r + 8] : 0.0;
+}
+
 void mma_store_x(__local double* xs, const double* st, int lid) {
 #pragma unroll
   for (int l = 0; l < LX; ++l) {
@@ -149,26 +155,38 @@ void glm_batch_mma(__global double* partials, __global const double* x,
 
   const int n_tiles = (n + TR - 1) / TR;
   double st[LX];
+  double yv[2], yn[2];  /* y of rows lg, lg + 8 of this tile and of the next */
   if (g < n_tiles) {
     mma_load_x(st, x, n, k, g * TR, lid);
     mma_store_x(xs, st, lid);
+    mma_load_y(yv, y, n, g * TR + lg);
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   for (int t = g; t < n_tiles; t += n_groups) {
     const int i0 = t * TR;
     const int more = t + n_groups < n_tiles;  /* uniform over the group */
-    if (more) mma_load_x(st, x, n, k, i0 + n_groups * TR, lid);  /* in flight */
+    if (more) {  /* in flight during this tile's work */
+      mma_load_x(st, x, n, k, i0 + n_groups * TR, lid);
+      mma_load_y(yn, y, n, i0 + n_groups * TR + lg);
+    }
 
-    /* 1. eta = X_tile B_w */
-    double acc[4] = {0.0, 0.0, 0.0, 0.0};
+    /* 1. eta = X_tile B_w, in two chains of mma (even and odd steps) that
+       the tensor cores can overlap */
+    double acc[4] = {0.0, 0.0, 0.0, 0.0}, acc2[4] = {0.0, 0.0, 0.0, 0.0};
 #pragma unroll
     for (int s = 0; s < KS; ++s) {
       double af[4];
 #pragma unroll
       for (int i = 0; i < 4; ++i)  /* A(row lg + 8 (i % 2), col lt + 4 (i / 2)) */
         af[i] = xs[(8 * s + lt + 4 * (i / 2)) * TRP + lg + 8 * (i % 2)];
-      MMA_16x8x8(acc, af, bf[s]);
+      if (s % 2 == 0) {
+        MMA_16x8x8(acc, af, bf[s]);
+      } else {
+        MMA_16x8x8(acc2, af, bf[s]);
+      }
     }
+#pragma unroll
+    for (int c = 0; c < 4; ++c) acc[c] += acc2[c];
 
     /* 2. the row math; C(row lg + 8 (c / 2), col 2 lt + c % 2) */
 #pragma unroll
@@ -178,8 +196,8 @@ void glm_batch_mma(__global double* partials, __global const double* x,
       double d = 0.0;
       if (i < n && j < P) {
         double d_ex;
-        lp[h] += scalar_row(y[i], acc[c] + al[h] + ROW_OFFSET(offset, i), ex[h], propto, &d,
-                            &d_ex);
+        lp[h] += scalar_row(yv[c / 2], acc[c] + al[h] + ROW_OFFSET(offset, i), ex[h], propto,
+                            &d, &d_ex);
         da[h] += d;
         dx[h] += d_ex;
       }
@@ -206,7 +224,11 @@ void glm_batch_mma(__global double* partials, __global const double* x,
       }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (more) mma_store_x(xs, st, lid);
+    if (more) {
+      mma_store_x(xs, st, lid);
+      yv[0] = yn[0];
+      yv[1] = yn[1];
+    }
     barrier(CLK_LOCAL_MEM_FENCE);
   }
 

@@ -1,0 +1,49 @@
+// Registers and spills of a kernel on an NVIDIA device: builds one of the
+// package's kernel sources with the given defines and NVIDIA's
+// -cl-nv-verbose, and prints the build log (ptxas: registers, spill
+// stores and loads) and the kernel's private memory.
+//   ./kernel_report glm_batch_mma FAMILY=1 WARPS=8 KS=13 MG=7 MMA=1 [-cl-nv-maxrregcount=128]
+// Other platforms print their own build log (often empty).
+
+#include <clbayes/kernels/glm_batch_mma.hpp>
+
+#include <cstdio>
+#include <string>
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: %s glm_batch_mma [NAME=VALUE ...] [-option ...]\n", argv[0]);
+    return 2;
+  }
+  namespace k = clbayes::opencl::kernels;
+  const std::string name = argv[1];
+  const char* source = nullptr;
+  if (name == "glm_batch_mma") source = k::glm_batch_mma_program();
+  if (source == nullptr) {
+    std::fprintf(stderr, "unknown kernel %s\n", name.c_str());
+    return 2;
+  }
+  auto& ctx = clbayes::opencl::context::instance();
+  std::string options =
+      ctx.info().vendor.find("NVIDIA") != std::string::npos ? "-cl-nv-verbose " : "";
+  for (int a = 2; a < argc; ++a) {
+    const std::string s = argv[a];
+    options += (s[0] == '-' ? s : "-D " + s) + " ";
+  }
+  cl::Program program(ctx.cl_context(), source);
+  try {
+    program.build(std::vector<cl::Device>{ctx.device()}, options.c_str());
+  } catch (const cl::Error&) {
+  }
+  std::printf("%s %s\n%s\n", name.c_str(), options.c_str(),
+              program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(ctx.device()).c_str());
+  try {
+    cl::Kernel kern(program, name.c_str());
+    std::printf("private memory per item: %zu bytes\n",
+                static_cast<std::size_t>(
+                    kern.getWorkGroupInfo<CL_KERNEL_PRIVATE_MEM_SIZE>(ctx.device())));
+  } catch (const cl::Error& e) {
+    std::printf("no kernel: %s (%d)\n", e.what(), e.err());
+  }
+  return 0;
+}
