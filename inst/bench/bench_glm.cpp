@@ -342,7 +342,7 @@ glm::glm_batch_result run_variant(const points_variant& v, const glm::glm_data_c
 // at full size (data resident, value + gradient and value alone).
 // Knobs of the batched path given on the command line (0: the device's).
 struct batch_knobs {
-  int group = 0, groups_per_cu = 0, mma_groups_per_cu = 0;
+  int group = 0, groups_per_cu = 0, mma_warps_per_cu = 0;
 };
 
 int points_main(const std::vector<int>& points, family fam, int n, int k, int reps,
@@ -355,7 +355,7 @@ int points_main(const std::vector<int>& points, family fam, int n, int k, int re
   glm::glm_batch_settings base = glm::glm_batch_settings_for(ctx.info());
   if (knobs.group > 0) base.group = knobs.group;
   if (knobs.groups_per_cu > 0) base.groups_per_cu = knobs.groups_per_cu;
-  if (knobs.mma_groups_per_cu > 0) base.mma_groups_per_cu = knobs.mma_groups_per_cu;
+  if (knobs.mma_warps_per_cu > 0) base.mma_warps_per_cu = knobs.mma_warps_per_cu;
   const int n_check = std::min(n, 20000);
   std::printf("device: %s\n", ctx.info().name.c_str());
   std::printf("%s, n = %d, k = %d, data resident; median of %d runs; check on the first %d "
@@ -432,7 +432,7 @@ int main(int argc, char** argv) {
     else if (s == "--k") points_k = std::atoi(next());
     else if (s == "--batch-group") batch_tune.group = std::atoi(next());
     else if (s == "--batch-gpc") batch_tune.groups_per_cu = std::atoi(next());
-    else if (s == "--mma-gpc") batch_tune.mma_groups_per_cu = std::atoi(next());
+    else if (s == "--mma-wpc") batch_tune.mma_warps_per_cu = std::atoi(next());
     else if (s == "--family") only = next();
     else if (s == "--rows") tune.rows = std::atoi(next());
     else if (s == "--chunk") tune.chunk = std::atoi(next());
@@ -448,7 +448,7 @@ int main(int argc, char** argv) {
       int n = 0, k = 0;
       if (std::sscanf(s.c_str(), "%dx%d", &n, &k) != 2 || n < 1 || k < 1) {
         std::fprintf(stderr, "usage: %s [--points P,... [--n N] [--k K] [--variants "
-                             "batch,single,fused,mma,gemm|all] [--batch-group G] [--batch-gpc U] [--mma-gpc U]]\n", argv[0]);
+                             "batch,single,fused,mma,gemm|all] [--batch-group G] [--batch-gpc U] [--mma-wpc W]]\n", argv[0]);
         std::fprintf(stderr, "usage: %s [--tune] [--reps R] [--family F] [--tile-group G] "
                              "[--tile-rows R] [--tile-gpc U] [--tile-max-lpi L] [--rows R] "
                              "[--chunk C] [--max-group G] [--groups-per-cu U] [--reduce-group W] "
