@@ -44,7 +44,8 @@ log_lik <- function(object, ...) UseMethod("log_lik")
 #'
 #' @param object A `clbayes_fit`.
 #' @param newdata For a formula model a data frame with the predictors (and,
-#'   for `log_lik()`, the response); for the matrix form a matrix with the
+#'   for `log_lik()`, the response; for `posterior_predict()` of a binomial
+#'   model with a two-column response too, whose rows give the trials); for the matrix form a matrix with the
 #'   columns of `x` (not for `log_lik()`, which needs the response). `NULL`
 #'   (the default) uses the data the model was made with.
 #' @param offset `NULL` (the default: the model's offset, as above) or a
@@ -97,7 +98,8 @@ predict.clbayes_fit <- function(object, newdata = NULL, type = c("link", "respon
 posterior_predict.clbayes_fit <- function(object, newdata = NULL, draws = NULL,
                                           offset = NULL, ...) {
   d <- fit_draws(object, draws)
-  rows <- fit_rows(object, newdata, offset)
+  # a binomial model with trials takes each new row's trials from its response
+  rows <- fit_rows(object, newdata, offset, trials = TRUE)
   eta <- fit_linear_predictor(object, d, rows)
   m <- object$model
   S <- nrow(eta)
@@ -160,13 +162,18 @@ fit_linear_predictor <- function(fit, draws, rows) {
 # The rows a prediction is for: list(x = the design without an intercept
 # column, offset = NULL or one value per row, and with `response` y and
 # trials), of `newdata` or of the model's own data; `offset`, when given,
-# replaces the model's.
-fit_rows <- function(fit, newdata, offset, response = FALSE) {
+# replaces the model's. With `trials`, the rows of a binomial model with a
+# two-column response get their trials (from newdata's response).
+fit_rows <- function(fit, newdata, offset, response = FALSE, trials = FALSE) {
   m <- fit$model
   if (!inherits(m, "clbayes_glm_model") ||
       m$family %in% c("categorical_logit", "ordered_logistic")) {
     stop("`object` must be a fit of glm_model() or lm_model(formula, data) with a ",
          "gaussian, binomial, poisson or negative binomial family", call. = FALSE)
+  }
+  if (trials && !is.null(newdata) && !is.null(m$trials)) {
+    check_response_columns(m, newdata)
+    response <- TRUE
   }
   rows <- if (is.null(newdata)) list(x = m$x, offset = m$offset, y = m$y, trials = m$trials)
     else if (is.null(m$terms)) matrix_new_rows(m, newdata, offset, response)
@@ -176,6 +183,20 @@ fit_rows <- function(fit, newdata, offset, response = FALSE) {
                                     if (is.null(newdata)) "the model's data" else "`newdata`")
   }
   rows
+}
+
+# A binomial model with a two-column response draws each row's successes
+# out of its trials: `newdata` must hold the response's variables.
+check_response_columns <- function(m, newdata) {
+  if (!is.data.frame(newdata)) stop("`newdata` must be a data frame", call. = FALSE)
+  response <- attr(m$terms, "variables")[[attr(m$terms, "response") + 1L]]
+  missing <- setdiff(all.vars(response), names(newdata))
+  if (length(missing)) {
+    stop(sprintf(paste0("`newdata` must have the response's columns (%s): the model's ",
+                        "response %s gives each row's number of trials"),
+                 paste(missing, collapse = ", "), paste(deparse(response), collapse = " ")),
+         call. = FALSE)
+  }
 }
 
 # The rows of `newdata` for a matrix-form model: its columns are x's.

@@ -96,6 +96,23 @@ test_that("posterior_predict() draws the response from each draw's distribution"
   nd <- data.frame(x = c(0, 1), g = c("a", "b"))
   expect_identical(dim(posterior_predict(p$fit, newdata = nd, draws = 10)), c(10L, 2L))
   expect_error(posterior_predict(p$fit, draws = 1e6), "`draws` must be at most")
+  # a two-column binomial response: new rows take their trials from newdata's
+  # response, and the draws' mean is trials x the posterior mean of plogis(eta)
+  set.seed(34)
+  d <- data.frame(x = rnorm(30), n = rpois(30, 6) + 1)
+  d$s <- rbinom(30, d$n, plogis(0.3 + 0.8 * d$x))
+  fit <- quick_fit(glm_model(cbind(s, n - s) ~ x, d, family = binomial()), n_iter = 200,
+                   chains = 2, seed = 6)
+  dm <- draws_matrix(fit)
+  nd <- data.frame(x = c(-1, 0.5, 2), n = c(40, 1, 25), s = 0)
+  pp <- posterior_predict(fit, newdata = nd)
+  expect_true(all(pp >= 0 & pp == round(pp) & sweep(pp, 2, nd$n, "<=")))
+  pr <- plogis(dm[, 1] + dm[, 2] %o% nd$x)
+  mu <- sweep(pr, 2, nd$n, "*")
+  se <- sqrt((colMeans(sweep(pr * (1 - pr), 2, nd$n, "*")) + apply(mu, 2, var)) / nrow(dm))
+  expect_lt(max(abs(colMeans(pp) - colMeans(mu)) / se), 4.5)
+  expect_error(posterior_predict(fit, newdata = data.frame(x = 1)),
+               "`newdata` must have the response's columns \\(s, n\\)")
   # a fit of an R function has no model to predict from
   f <- slice_sample_mv(function(x) -0.5 * rowSums(x^2), init = 0, n_iter = 20, width = 1,
                        method = "univariate", n_proposals = 1, chains = 2, warmup = 20,
