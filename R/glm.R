@@ -48,8 +48,11 @@ glm_extra_name <- function(family) glm_family_table$extra[glm_family_table$name 
 #'   P parameter vectors (points), one per column, evaluated in one pass
 #'   over `x` (the points of every chain of a sampler step); `alpha`,
 #'   `sigma` and `phi` then have one value per point (or one for all).
-#'   `"categorical_logit"` and `"ordered_logistic"` take one parameter
-#'   vector per call.
+#'   On the device a few points share one fused kernel; more points run
+#'   one fused kernel on the FP64 tensor cores of an NVIDIA GPU of compute
+#'   capability 9.0 (H100, H200; for k up to 128), or two matrix products
+#'   elsewhere. `"categorical_logit"` and `"ordered_logistic"` take one
+#'   parameter vector per call.
 #' @param family One of `"normal_id"`, `"bernoulli_logit"`, `"poisson_log"`,
 #'   `"neg_binomial_2_log"`, `"categorical_logit"`, `"ordered_logistic"`.
 #' @param sigma Standard deviation(s) of `"normal_id"`, positive.
