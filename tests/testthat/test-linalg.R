@@ -134,6 +134,21 @@ test_that("triangular functions reject bad input", {
     expect_error(gpu_tri_solve(diag(3), c(1, Inf, 1), backend = b), "`b` contains infinite")
     expect_error(gpu_tcrossprod(matrix(c(1, NA), 1), backend = b), "`x` contains NA")
     expect_error(gpu_tri_inv(diag(2), lower = "yes", backend = b), "`lower` must be TRUE or FALSE")
+    # Every element is checked (on the device in the copy), in a matrix of
+    # several work groups: below, on and above the diagonal, and before the
+    # diagonal's zeros.
+    L <- lower_factor(70)
+    for (at in list(c(50, 20), c(33, 33), c(5, 60))) {
+      bad <- L
+      bad[at[1], at[2]] <- NaN
+      expect_error(gpu_tri_inv(bad, backend = b), "`L` contains NA or NaN")
+      expect_error(gpu_tri_inv(t(bad), lower = FALSE, backend = b), "`L` contains NA or NaN")
+      bad[at[1], at[2]] <- -Inf
+      expect_error(gpu_tri_inv(bad, backend = b), "`L` contains infinite")
+      bad[40, 40] <- 0
+      expect_error(gpu_tri_inv(bad, backend = b), "`L` contains infinite")
+    }
+    expect_error(gpu_tri_inv(diag(c(1, 0, 2)), lower = FALSE, backend = b), "`L` is singular")
   }
   skip_if_no_device()
   expect_error(gpu_tri_inv(gpu_matrix(diag(c(1, 0, 2)))), "`L` is singular")
