@@ -22,6 +22,15 @@ check_tri <- function(n, backend) {
   # only the chosen triangle is read
   junk <- L + upper.tri(L) * 5
   expect_lt(rel_err(gpu_tri_inv(junk, backend = backend), solve(L)), 1e-10)
+  junk <- U + lower.tri(U) * 5
+  expect_lt(rel_err(gpu_tri_inv(junk, lower = FALSE, backend = backend), solve(U)), 1e-10)
+  # against the triangular solves of base R, and exact zeros outside the triangle
+  li <- gpu_tri_inv(L, backend = backend)
+  expect_lt(rel_err(li, forwardsolve(L, diag(n))), 1e-10)
+  expect_true(all(li[upper.tri(li)] == 0))
+  ui <- gpu_tri_inv(U, lower = FALSE, backend = backend)
+  expect_lt(rel_err(ui, backsolve(U, diag(n))), 1e-10)
+  expect_true(all(ui[lower.tri(ui)] == 0))
 }
 
 test_that("gpu_tri_inv and gpu_tri_solve on the CPU equal solve / backsolve", {

@@ -71,8 +71,8 @@ inline Eigen::MatrixXd cholesky_grad(const Eigen::MatrixXd& l_in,
     check_interrupt();
     const int j = std::max(0, k - bs);
     const int bi = k - j, bk = n - k;
-    Eigen::MatrixXd d_inv = Eigen::MatrixXd::Identity(bi, bi);
-    l.block(j, j, bi, bi).triangularView<Eigen::Lower>().solveInPlace(d_inv);
+    Eigen::MatrixXd d_inv = l.block(j, j, bi, bi).triangularView<Eigen::Lower>();
+    tri_inverse_lower_in_place(d_inv);
     if (bk > 0) {
       g.block(k, j, bk, bi) = g.block(k, j, bk, bi) * d_inv.triangularView<Eigen::Lower>();
       if (j > 0)
