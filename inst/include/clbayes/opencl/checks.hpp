@@ -49,13 +49,13 @@ inline cl::Buffer new_flags(int count) {
   }
 }
 
-/** The `count` flags of new_flags(), read on the current in-order queue
- *  after everything enqueued on it so far. */
-inline std::vector<int> read_flags(const cl::Buffer& flags, int count) {
+/** The `count` flags of new_flags(), read on the in-order queue q (by
+ *  default the current one) after everything enqueued on it so far. */
+inline std::vector<int> read_flags(const cl::Buffer& flags, int count,
+                                   cl::CommandQueue& q = context::instance().queue()) {
   std::vector<int> out(static_cast<std::size_t>(count), 0);
   try {
-    context::instance().queue().enqueueReadBuffer(flags, CL_TRUE, 0, sizeof(int) * out.size(),
-                                                  out.data());
+    q.enqueueReadBuffer(flags, CL_TRUE, 0, sizeof(int) * out.size(), out.data());
   } catch (const cl::Error& e) {
     throw opencl_error(std::string(e.what()) + " reading check flags", e.err());
   }
