@@ -5,8 +5,8 @@
     .Call(`_clbayes_cpp_first_asymmetric`, a, m, B)
 }
 
-.cpp_chol_batched <- function(a, m, B, device) {
-    .Call(`_clbayes_cpp_chol_batched`, a, m, B, device)
+.cpp_chol_batched <- function(a, m, B, device, settings) {
+    .Call(`_clbayes_cpp_chol_batched`, a, m, B, device, settings)
 }
 
 .cpp_solve_batched <- function(a, b, m, r, B, device) {
@@ -17,8 +17,8 @@
     .Call(`_clbayes_cpp_gp_data`, y, X, coords)
 }
 
-.cpp_gp_loglik <- function(data, beta, theta, cov, device) {
-    .Call(`_clbayes_cpp_gp_loglik`, data, beta, theta, cov, device)
+.cpp_gp_loglik <- function(data, beta, theta, cov, device, settings) {
+    .Call(`_clbayes_cpp_gp_loglik`, data, beta, theta, cov, device, settings)
 }
 
 .cpp_gp_data_dims <- function(data) {
@@ -27,10 +27,6 @@
 
 .cpp_batched_op <- function(op, a, b, c, m, r, B, team, interleaved, use_local, unit, alpha, beta) {
     .Call(`_clbayes_cpp_batched_op`, op, a, b, c, m, r, B, team, interleaved, use_local, unit, alpha, beta)
-}
-
-.cpp_batched_tuning <- function(values) {
-    .Call(`_clbayes_cpp_batched_tuning`, values)
 }
 
 .cpp_chol <- function(x, upper, device) {

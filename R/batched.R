@@ -28,6 +28,13 @@
 #' @export
 gpu_chol_batched <- function(a, upper = FALSE,
                              backend = getOption("clbayes.backend", "auto")) {
+  .chol_batched(a, upper, backend)
+}
+
+# gpu_chol_batched() with `settings`: named values in place of the device's
+# batched settings (src/r_batched.cpp, settings_with), by which the tests
+# reach the blocked path at small m.
+.chol_batched <- function(a, upper, backend, settings = integer(0)) {
   d <- check_batch_array(a, "a")
   m <- d[1L]
   B <- d[3L]
@@ -40,7 +47,7 @@ gpu_chol_batched <- function(a, upper = FALSE,
   }
   backend <- resolve_backend(backend, as.double(B) * m^3,
                              getOption("clbayes.threshold.gpu_chol_batched", 1e7))
-  res <- .cpp_chol_batched(a, m, B, backend == "opencl")
+  res <- .cpp_chol_batched(a, m, B, backend == "opencl", settings)
   bad <- which(res$info != 0L)
   if (length(bad) > 0L) {
     stop(sprintf("`%s` is not positive definite", item_name("a", bad[1L], dim(a))),
@@ -185,6 +192,13 @@ item_name <- function(arg, b, d) {
 gp_loglik_batched <- function(y, X, coords, beta, theta,
                               cov = c("exponential", "squared_exponential"),
                               backend = getOption("clbayes.backend", "auto")) {
+  .gp_loglik_batched(y, X, coords, beta, theta, cov, backend)
+}
+
+# gp_loglik_batched() with `settings`, as .chol_batched(): the tests reach
+# the blocked path at small n so. X, coords and beta may be missing, as there.
+.gp_loglik_batched <- function(y, X, coords, beta, theta, cov, backend,
+                               settings = integer(0)) {
   cov <- check_choice(cov, c("exponential", "squared_exponential"), "cov")
   if (inherits(y, "gpu_gp_data")) {
     if (!missing(X) || !missing(coords)) {
@@ -215,7 +229,7 @@ gp_loglik_batched <- function(y, X, coords, beta, theta,
                     sprintf(paste("`y` has %d values: the covariance of a row of",
                                   "`theta`, a %d x %d matrix,"), n, n + 1L, n + 1L),
                     stays_on_device = backend == "opencl")
-  .cpp_gp_loglik(data$ptr, as.double(beta), theta, cov, backend == "opencl")
+  .cpp_gp_loglik(data$ptr, as.double(beta), theta, cov, backend == "opencl", settings)
 }
 
 #' Gaussian-process data kept for repeated likelihood evaluations
@@ -300,20 +314,4 @@ batched_device_op <- function(op, a, b = NULL, c = NULL,
                          isTRUE(unit), alpha, beta)
   list(a = array(res$a, dim(a)), c = array(res$c, dim(b)), info = res$info,
        piv = if (op == "lu_piv") matrix(res$piv + 1L, m, B))
-}
-
-# Set tuning knobs of the batched device routines (serial_max_m,
-# team_size_max, blocked_min_m, gp_blocked_min_n, blocked_nb, blocked_rows,
-# blocked_tile, blocked_wpt), e.g. to reach the blocked Cholesky at small m
-# in the tests. Returns the previous values invisibly, for on.exit().
-batched_tuning <- function(...) {
-  values <- unlist(list(...))
-  if (is.null(values)) values <- integer(0)
-  nm <- names(values)
-  if (length(values) > 0L && (is.null(nm) || any(nm == ""))) {
-    stop("tuning values must be named", call. = FALSE)
-  }
-  values <- as.integer(values)
-  names(values) <- nm
-  invisible(.cpp_batched_tuning(values))
 }

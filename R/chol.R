@@ -93,10 +93,14 @@ gpu_chol_grad <- function(L, L_adj, backend = getOption("clbayes.backend", "auto
     }
     return(new_gpu_matrix(.cpp_chol_grad_gpu(L@ptr, L_adj@ptr)))
   }
-  L <- check_square_matrix(L, "L")
-  L_adj <- check_numeric_matrix(L_adj, "L_adj")
+  L <- check_square_matrix(L, "L", finite = FALSE)
+  L_adj <- check_numeric_matrix(L_adj, "L_adj", finite = FALSE)
   where <- resolve_backend(backend, nrow(L),
                            getOption("clbayes.threshold.chol_grad", 192))
+  if (where != "opencl") {  # else on the device, while copying
+    check_finite(L, "L")
+    check_finite(L_adj, "L_adj")
+  }
   .cpp_chol_grad(L, L_adj, where == "opencl")
 }
 

@@ -227,10 +227,11 @@ check_numeric_matrix <- function(x, arg, finite = TRUE) {
   x
 }
 
-# NA/NaN and infinite values are errors. gpu_chol() leaves this to the
-# device for matrices that go there (one pass over the data where it
-# already is; src/r_chol.cpp gives the same messages): at n = 16384 these
-# two scans take longer than the factorisation.
+# NA/NaN and infinite values are errors. gpu_chol(), gpu_chol_grad() and
+# gpu_tri_inv() leave this to the device for matrices that go there (one
+# pass over the data where it already is, in the kernel that copies it;
+# src/r_chol.cpp and src/r_linalg.cpp give the same messages): at n = 16384
+# these two scans take longer than the factorisation.
 check_finite <- function(x, arg) {
   if (anyNA(x)) {
     stop(sprintf("`%s` contains NA or NaN values", arg), call. = FALSE)

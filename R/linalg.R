@@ -54,8 +54,9 @@ gpu_tri_inv <- function(L, lower = TRUE, backend = getOption("clbayes.backend", 
     }
     return(new_gpu_matrix(.cpp_tri_inv_gpu(L@ptr, lower)))
   }
-  L <- check_square_matrix(L, "L")
+  L <- check_square_matrix(L, "L", finite = FALSE)
   where <- resolve_backend(backend, nrow(L), getOption("clbayes.threshold.tri_inv", 256))
+  if (where != "opencl") check_finite(L, "L")  # else on the device, while copying
   .cpp_tri_inv(L, lower, where == "opencl")
 }
 

@@ -25,8 +25,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // cpp_chol_batched
-Rcpp::List cpp_chol_batched(Rcpp::NumericVector a, int m, int B, bool device);
-RcppExport SEXP _clbayes_cpp_chol_batched(SEXP aSEXP, SEXP mSEXP, SEXP BSEXP, SEXP deviceSEXP) {
+Rcpp::List cpp_chol_batched(Rcpp::NumericVector a, int m, int B, bool device, Rcpp::IntegerVector settings);
+RcppExport SEXP _clbayes_cpp_chol_batched(SEXP aSEXP, SEXP mSEXP, SEXP BSEXP, SEXP deviceSEXP, SEXP settingsSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -34,7 +34,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< int >::type m(mSEXP);
     Rcpp::traits::input_parameter< int >::type B(BSEXP);
     Rcpp::traits::input_parameter< bool >::type device(deviceSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_chol_batched(a, m, B, device));
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type settings(settingsSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_chol_batched(a, m, B, device, settings));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -68,8 +69,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // cpp_gp_loglik
-Rcpp::NumericVector cpp_gp_loglik(SEXP data, Rcpp::NumericVector beta, Rcpp::NumericMatrix theta, std::string cov, bool device);
-RcppExport SEXP _clbayes_cpp_gp_loglik(SEXP dataSEXP, SEXP betaSEXP, SEXP thetaSEXP, SEXP covSEXP, SEXP deviceSEXP) {
+Rcpp::NumericVector cpp_gp_loglik(SEXP data, Rcpp::NumericVector beta, Rcpp::NumericMatrix theta, std::string cov, bool device, Rcpp::IntegerVector settings);
+RcppExport SEXP _clbayes_cpp_gp_loglik(SEXP dataSEXP, SEXP betaSEXP, SEXP thetaSEXP, SEXP covSEXP, SEXP deviceSEXP, SEXP settingsSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -78,7 +79,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type theta(thetaSEXP);
     Rcpp::traits::input_parameter< std::string >::type cov(covSEXP);
     Rcpp::traits::input_parameter< bool >::type device(deviceSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_gp_loglik(data, beta, theta, cov, device));
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type settings(settingsSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_gp_loglik(data, beta, theta, cov, device, settings));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -113,17 +115,6 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< double >::type alpha(alphaSEXP);
     Rcpp::traits::input_parameter< double >::type beta(betaSEXP);
     rcpp_result_gen = Rcpp::wrap(cpp_batched_op(op, a, b, c, m, r, B, team, interleaved, use_local, unit, alpha, beta));
-    return rcpp_result_gen;
-END_RCPP
-}
-// cpp_batched_tuning
-Rcpp::IntegerVector cpp_batched_tuning(Rcpp::IntegerVector values);
-RcppExport SEXP _clbayes_cpp_batched_tuning(SEXP valuesSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type values(valuesSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_batched_tuning(values));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -898,13 +889,12 @@ END_RCPP
 
 static const R_CallMethodDef CallEntries[] = {
     {"_clbayes_cpp_first_asymmetric", (DL_FUNC) &_clbayes_cpp_first_asymmetric, 3},
-    {"_clbayes_cpp_chol_batched", (DL_FUNC) &_clbayes_cpp_chol_batched, 4},
+    {"_clbayes_cpp_chol_batched", (DL_FUNC) &_clbayes_cpp_chol_batched, 5},
     {"_clbayes_cpp_solve_batched", (DL_FUNC) &_clbayes_cpp_solve_batched, 6},
     {"_clbayes_cpp_gp_data", (DL_FUNC) &_clbayes_cpp_gp_data, 3},
-    {"_clbayes_cpp_gp_loglik", (DL_FUNC) &_clbayes_cpp_gp_loglik, 5},
+    {"_clbayes_cpp_gp_loglik", (DL_FUNC) &_clbayes_cpp_gp_loglik, 6},
     {"_clbayes_cpp_gp_data_dims", (DL_FUNC) &_clbayes_cpp_gp_data_dims, 1},
     {"_clbayes_cpp_batched_op", (DL_FUNC) &_clbayes_cpp_batched_op, 13},
-    {"_clbayes_cpp_batched_tuning", (DL_FUNC) &_clbayes_cpp_batched_tuning, 1},
     {"_clbayes_cpp_chol", (DL_FUNC) &_clbayes_cpp_chol, 3},
     {"_clbayes_cpp_chol_gpu", (DL_FUNC) &_clbayes_cpp_chol_gpu, 2},
     {"_clbayes_cpp_chol_grad", (DL_FUNC) &_clbayes_cpp_chol_grad, 3},

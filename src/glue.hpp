@@ -42,6 +42,13 @@ namespace glue {
   Rcpp::stop("`%s` contains infinite values", arg);
 }
 
+/** stop_nonfinite() if x holds an NA, NaN or infinite value: the host scan
+ *  that names the kind of bad value once the device has found one. */
+inline void check_finite(const Rcpp::NumericMatrix& x, const char* arg) {
+  for (double v : x)
+    if (!std::isfinite(v)) stop_nonfinite(x, arg);
+}
+
 #ifdef CLBAYES_OPENCL
 using clbayes::opencl::matrix_cl;
 

@@ -8,11 +8,47 @@
 #include <clbayes/batched/gp_loglik.hpp>
 #include <clbayes/batched/solve_batched.hpp>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 namespace {
 
 Rcpp::IntegerVector as_status(const std::vector<int>& info) {
   return Rcpp::IntegerVector(info.begin(), info.end());
 }
+
+#ifdef CLBAYES_OPENCL
+// The selected device's batched settings with the named `values` in place
+// of its own (serial_max_m, team_size_max, blocked_min_m, gp_blocked_min_n,
+// blocked_nb, blocked_rows, blocked_tile, blocked_wpt): the tests reach the
+// blocked paths at small sizes so (R/batched.R, .chol_batched and
+// .gp_loglik_batched). Empty: the device's settings.
+clbayes::batched::batched_settings settings_with(const Rcpp::IntegerVector& values) {
+  clbayes::batched::batched_settings s = clbayes::batched::tuned_settings();
+  if (values.size() == 0) return s;
+  const std::vector<std::pair<const char*, int*>> fields = {
+      {"serial_max_m", &s.serial_max_m},       {"team_size_max", &s.team_size_max},
+      {"blocked_min_m", &s.blocked_min_m},     {"gp_blocked_min_n", &s.gp_blocked_min_n},
+      {"blocked_nb", &s.blocked_nb},           {"blocked_rows", &s.blocked_rows},
+      {"blocked_tile", &s.blocked_tile},       {"blocked_wpt", &s.blocked_wpt}};
+  if (Rf_isNull(values.names())) Rcpp::stop("batched settings must be named");
+  const Rcpp::CharacterVector names(values.names());
+  for (R_xlen_t k = 0; k < values.size(); ++k) {
+    const std::string key = Rcpp::as<std::string>(names[k]);
+    int* field = nullptr;
+    for (const auto& f : fields)
+      if (key == f.first) field = f.second;
+    if (field == nullptr) Rcpp::stop("unknown batched setting `%s`", key);
+    // blocked_nb 0: the width chosen by size (blocked_width_for)
+    const int lowest = key == "blocked_nb" ? 0 : 1;
+    if (values[k] == NA_INTEGER || values[k] < lowest)
+      Rcpp::stop("batched setting `%s` must be a whole number of at least %d", key, lowest);
+    *field = values[k];
+  }
+  return s;
+}
+#endif
 
 }  // namespace
 
@@ -23,14 +59,17 @@ int cpp_first_asymmetric(Rcpp::NumericVector a, int m, int B) {
   return static_cast<int>(clbayes::batched::first_asymmetric(a.begin(), m, B) + 1);
 }
 
+// settings: named values for settings_with() (the device path only).
 // [[Rcpp::export(.cpp_chol_batched)]]
-Rcpp::List cpp_chol_batched(Rcpp::NumericVector a, int m, int B, bool device) {
+Rcpp::List cpp_chol_batched(Rcpp::NumericVector a, int m, int B, bool device,
+                            Rcpp::IntegerVector settings) {
   Rcpp::NumericVector x = Rcpp::clone(a);
   std::vector<int> info;
   if (device) {
 #ifdef CLBAYES_OPENCL
-    info = clbayes::batched::chol_batched_device(x.begin(), m, B);
+    info = clbayes::batched::chol_batched_device(x.begin(), m, B, settings_with(settings));
 #else
+    (void)settings;
     glue::stop_no_opencl();
 #endif
   } else {
@@ -68,21 +107,31 @@ SEXP cpp_gp_data(Rcpp::NumericVector y, Rcpp::NumericMatrix X, Rcpp::NumericMatr
   return ptr;
 }
 
+// settings: named values for settings_with() (the device path only).
 // [[Rcpp::export(.cpp_gp_loglik)]]
 Rcpp::NumericVector cpp_gp_loglik(SEXP data, Rcpp::NumericVector beta,
-                                  Rcpp::NumericMatrix theta, std::string cov, bool device) {
+                                  Rcpp::NumericMatrix theta, std::string cov, bool device,
+                                  Rcpp::IntegerVector settings) {
   clbayes::batched::gp_loglik* model = &glue::as_gp_loglik(data, "y");
   if (beta.size() != model->p())
     Rcpp::stop("`beta` must have length ncol(X) = %d", model->p());
   if (theta.ncol() != 3) Rcpp::stop("`theta` must have 3 columns (kappa, psi, phi)");
-#ifndef CLBAYES_OPENCL
-  if (device) glue::stop_no_opencl();
-#endif
   const clbayes::batched::covariance kind =
       cov == "exponential" ? clbayes::batched::covariance::exponential
                            : clbayes::batched::covariance::squared_exponential;
-  std::vector<double> out =
-      model->evaluate(beta.begin(), theta.begin(), theta.nrow(), kind, device);
+  std::vector<double> out;
+  if (device) {
+#ifdef CLBAYES_OPENCL
+    model->check_arguments(beta.begin(), theta.begin(), theta.nrow());
+    out = model->evaluate_device(beta.begin(), theta.begin(), theta.nrow(), kind,
+                                 settings_with(settings));
+#else
+    (void)settings;
+    glue::stop_no_opencl();
+#endif
+  } else {
+    out = model->evaluate(beta.begin(), theta.begin(), theta.nrow(), kind, false);
+  }
   return Rcpp::NumericVector(out.begin(), out.end());
 }
 
@@ -119,50 +168,4 @@ Rcpp::List cpp_batched_op(std::string op, Rcpp::NumericVector a, Rcpp::NumericVe
   (void)interleaved; (void)use_local; (void)unit; (void)alpha; (void)beta;
   glue::stop_no_opencl();
 #endif
-}
-
-// Read and set the tuning knobs of the batched device routines (internal,
-// for the tests: R/batched.R, batched_tuning). `values` is a named integer
-// vector of the fields to set; returns every field's previous value.
-// [[Rcpp::export(.cpp_batched_tuning)]]
-Rcpp::IntegerVector cpp_batched_tuning(Rcpp::IntegerVector values) {
-  clbayes::batched::tuning& t = clbayes::batched::default_tuning();
-  struct field {
-    const char* name;
-    int* value;
-  };
-  const field fields[] = {{"serial_max_m", &t.serial_max_m},
-                          {"team_size_max", &t.team_size_max},
-                          {"blocked_min_m", &t.blocked_min_m},
-                          {"gp_blocked_min_n", &t.gp_blocked_min_n},
-                          {"blocked_nb", &t.blocked_nb},
-                          {"blocked_rows", &t.blocked_rows},
-                          {"blocked_tile", &t.blocked_tile},
-                          {"blocked_wpt", &t.blocked_wpt}};
-  Rcpp::IntegerVector old;
-  Rcpp::CharacterVector old_names;
-  for (const field& f : fields) {
-    old.push_back(*f.value);
-    old_names.push_back(f.name);
-  }
-  old.attr("names") = old_names;
-  Rcpp::CharacterVector names = values.size() > 0
-                                    ? Rcpp::CharacterVector(values.attr("names"))
-                                    : Rcpp::CharacterVector();
-  for (R_xlen_t k = 0; k < values.size(); ++k) {
-    const std::string key = Rcpp::as<std::string>(names[k]);
-    bool found = false;
-    for (const field& f : fields) {
-      if (key == f.name) {
-        // blocked_nb 0: the width chosen by size (blocked_width_for)
-        const int lowest = key == "blocked_nb" ? 0 : 1;
-        if (values[k] == NA_INTEGER || values[k] < lowest)
-          Rcpp::stop("tuning value `%s` must be a whole number of at least %d", key, lowest);
-        *f.value = values[k];
-        found = true;
-      }
-    }
-    if (!found) Rcpp::stop("unknown tuning field `%s`", key);
-  }
-  return old;
 }

@@ -39,8 +39,7 @@ Rcpp::NumericMatrix chol_host(const Rcpp::NumericMatrix& x, bool upper,
   try {
     la::cholesky_host(x.begin(), x.nrow(), x.ncol(), upper, out.begin(), s);
   } catch (const clbayes::invalid_argument&) {
-    for (double v : x)
-      if (!std::isfinite(v)) glue::stop_nonfinite(x, "x");
+    glue::check_finite(x, "x");
     throw;
   }
   return out;
@@ -72,6 +71,9 @@ SEXP cpp_chol_gpu(SEXP x, bool upper) {
   CLBAYES_DEVICE_ONLY(glue::wrap_matrix_cl(chol_device(glue::as_matrix_cl(x, "x"), upper)));
 }
 
+// L, L_adj: numeric matrices (checked in R; for NA/Inf only with device =
+// false: the device checks them while copying, and the host scan that
+// names the kind of bad value runs only after it found one).
 // [[Rcpp::export(.cpp_chol_grad)]]
 Rcpp::NumericMatrix cpp_chol_grad(Rcpp::NumericMatrix L, Rcpp::NumericMatrix L_adj,
                                   bool device) {
@@ -79,7 +81,13 @@ Rcpp::NumericMatrix cpp_chol_grad(Rcpp::NumericMatrix L, Rcpp::NumericMatrix L_a
 #ifdef CLBAYES_OPENCL
     cl_ops::matrix_cl l = upload(L);
     cl_ops::matrix_cl a = upload(L_adj);
-    return download(la::cholesky_grad(l, a));
+    try {
+      return download(la::cholesky_grad(l, a));
+    } catch (const clbayes::invalid_argument&) {
+      glue::check_finite(L, "L");
+      glue::check_finite(L_adj, "L_adj");
+      throw;
+    }
 #else
     glue::stop_no_opencl();
 #endif

@@ -19,11 +19,19 @@ using glue::download;
 using glue::upload;
 #endif
 
+// L: a numeric square matrix (checked in R; for NA/Inf only with device =
+// false: the device checks it while copying, and the host scan that names
+// the kind of bad value runs only after it found one).
 // [[Rcpp::export(.cpp_tri_inv)]]
 Rcpp::NumericMatrix cpp_tri_inv(Rcpp::NumericMatrix L, bool lower, bool device) {
   if (device) {
 #ifdef CLBAYES_OPENCL
-    return download(la::tri_inverse(upload(L), !lower));
+    try {
+      return download(la::tri_inverse(upload(L), !lower));
+    } catch (const clbayes::invalid_argument&) {
+      glue::check_finite(L, "L");
+      throw;
+    }
 #else
     glue::stop_no_opencl();
 #endif

@@ -91,11 +91,12 @@ std::vector<double> spd_batch(int m, int B, std::mt19937& gen) {
   return a;
 }
 
-void bench_chol(int B, int m, int reps, std::mt19937& gen) {
+void bench_chol(int B, int m, int reps, const batched::batched_settings& s,
+                std::mt19937& gen) {
   using namespace clbayes::batched;
   std::vector<double> a = spd_batch(m, B, gen);
   std::vector<double> dev(a), cpu(a);
-  std::vector<int> info_d = chol_batched_device(dev.data(), m, B);
+  std::vector<int> info_d = chol_batched_device(dev.data(), m, B, s);
   const auto tc = clock_type::now();
   std::vector<int> info_c = chol_batched_cpu(cpu.data(), m, B);
   const double cpu_ms = ms_since(tc);
@@ -115,14 +116,14 @@ void bench_chol(int B, int m, int reps, std::mt19937& gen) {
     q.enqueueCopyBuffer(pristine.buffer(), work.buffer(), 0, 0, sizeof(double) * a.size());
     q.finish();
     const auto t0 = clock_type::now();
-    chol_batched(work, m, B, contiguous(m, m), info);
+    chol_batched(work, m, B, contiguous(m, m), info, 0.0, s);
     q.finish();
     return ms_since(t0);
   });
   const double transfers = median_ms(reps, [&] {
     std::memcpy(dev.data(), a.data(), sizeof(double) * a.size());
     const auto t0 = clock_type::now();
-    chol_batched_device(dev.data(), m, B);
+    chol_batched_device(dev.data(), m, B, s);
     return ms_since(t0);
   });
   // The same batch in the interleaved layout (item index fastest).
@@ -132,7 +133,7 @@ void bench_chol(int B, int m, int reps, std::mt19937& gen) {
   const batch_layout lay = interleaved(m, m, B);
   q.enqueueCopyBuffer(pristine_il.buffer(), work.buffer(), 0, 0, sizeof(double) * a.size());
   q.finish();
-  chol_batched(work, m, B, lay, info);
+  chol_batched(work, m, B, lay, info, 0.0, s);
   opencl::from_matrix_cl(work, il.data());
   std::vector<double> back = internal::reorder(il.data(), mm, B, false);
   for (std::size_t k = 0; k < a.size(); ++k) err = std::fmax(err, std::fabs(back[k] - cpu[k]));
@@ -141,7 +142,7 @@ void bench_chol(int B, int m, int reps, std::mt19937& gen) {
     q.enqueueCopyBuffer(pristine_il.buffer(), work.buffer(), 0, 0, sizeof(double) * a.size());
     q.finish();
     const auto t0 = clock_type::now();
-    chol_batched(work, m, B, lay, info);
+    chol_batched(work, m, B, lay, info, 0.0, s);
     q.finish();
     return ms_since(t0);
   });
@@ -150,7 +151,8 @@ void bench_chol(int B, int m, int reps, std::mt19937& gen) {
               B / (transfers * 1e-3), cpu_ms, err);
 }
 
-void bench_gp(int n, int rows, int reps, std::mt19937& gen) {
+void bench_gp(int n, int rows, int reps, const batched::batched_settings& s,
+              std::mt19937& gen) {
   using namespace clbayes::batched;
   std::uniform_real_distribution<double> u(0.0, 1.0);
   std::normal_distribution<double> z(0.0, 1.0);
@@ -170,7 +172,7 @@ void bench_gp(int n, int rows, int reps, std::mt19937& gen) {
   }
   gp_loglik model(y.data(), X.data(), n, p, coords.data(), d);
   std::vector<double> dev = model.evaluate_device(beta.data(), theta.data(), rows,
-                                                  covariance::exponential);
+                                                  covariance::exponential, s);
   // The CPU check and timing use the first few rows only (n^3 per row).
   const int check_rows = std::min(rows, 4);
   std::vector<double> sub(static_cast<std::size_t>(check_rows) * 3);
@@ -191,13 +193,13 @@ void bench_gp(int n, int rows, int reps, std::mt19937& gen) {
   const double resident = median_ms(reps, [&] {
     q.finish();
     const auto t0 = clock_type::now();
-    model.evaluate_device(bd, td, od, covariance::exponential);
+    model.evaluate_device(bd, td, od, covariance::exponential, s);
     q.finish();
     return ms_since(t0);
   });
   const double transfers = median_ms(reps, [&] {
     const auto t0 = clock_type::now();
-    model.evaluate_device(beta.data(), theta.data(), rows, covariance::exponential);
+    model.evaluate_device(beta.data(), theta.data(), rows, covariance::exponential, s);
     return ms_since(t0);
   });
   std::printf("| %d | %d | %.3g | %.4g | %.3g | %.4g | %.3g | %.2e |\n", n, rows, resident,
@@ -230,24 +232,21 @@ std::vector<variant> parse_variants(const std::string& s) {
   return out;
 }
 
-// Sets the tuning to one path for the lifetime of the object: variant
-// index -1 is the one-work-group-per-item path, else the blocked variant.
-struct path_scope {
-  batched::tuning saved = batched::default_tuning();
-  path_scope(const std::vector<variant>& vs, int k) {
-    batched::tuning& t = batched::default_tuning();
-    if (k < 0) {
-      t.blocked_min_m = t.gp_blocked_min_n = std::numeric_limits<int>::max();
-    } else {
-      t.blocked_min_m = t.gp_blocked_min_n = 1;
-      t.blocked_nb = vs[k].nb;
-      t.blocked_rows = vs[k].rows;
-      t.blocked_tile = vs[k].tile;
-      t.blocked_wpt = vs[k].wpt;
-    }
+// The settings t set to one path: variant index -1 is the
+// one-work-group-per-item path, else the blocked variant.
+batched::batched_settings path_settings(batched::batched_settings t,
+                                        const std::vector<variant>& vs, int k) {
+  if (k < 0) {
+    t.blocked_min_m = t.gp_blocked_min_n = std::numeric_limits<int>::max();
+  } else {
+    t.blocked_min_m = t.gp_blocked_min_n = 1;
+    t.blocked_nb = vs[k].nb;
+    t.blocked_rows = vs[k].rows;
+    t.blocked_tile = vs[k].tile;
+    t.blocked_wpt = vs[k].wpt;
   }
-  ~path_scope() { batched::default_tuning() = saved; }
-};
+  return t;
+}
 
 void print_paths_header(const char* first, const char* size, const std::vector<variant>& vs,
                         const char* rate) {
@@ -274,7 +273,8 @@ void print_paths_row(int a, int b, int items, const std::vector<double>& ms, dou
 
 // Batched Cholesky (B, m), device-resident, contiguous: each path's time and
 // the largest difference from the CPU factors over all paths.
-void paths_chol(int B, int m, int reps, const std::vector<variant>& vs, std::mt19937& gen) {
+void paths_chol(int B, int m, int reps, const batched::batched_settings& base,
+                const std::vector<variant>& vs, std::mt19937& gen) {
   using namespace clbayes::batched;
   std::vector<double> a = spd_batch(m, B, gen), cpu(a), dev(a.size());
   chol_batched_cpu(cpu.data(), m, B);
@@ -291,9 +291,9 @@ void paths_chol(int B, int m, int reps, const std::vector<variant>& vs, std::mt1
   std::vector<double> ms;
   double err = 0.0;
   for (int k = -1; k < static_cast<int>(vs.size()); ++k) {
-    path_scope scope(vs, k);
+    const batched_settings s = path_settings(base, vs, k);
     reset();
-    chol_batched(work, m, B, contiguous(m, m), info);
+    chol_batched(work, m, B, contiguous(m, m), info, 0.0, s);
     opencl::from_matrix_cl(work, dev.data());
     for (std::size_t e = 0; e < a.size(); ++e) err = std::fmax(err, std::fabs(dev[e] - cpu[e]));
     for (int st : read_ints(info, B))
@@ -301,7 +301,7 @@ void paths_chol(int B, int m, int reps, const std::vector<variant>& vs, std::mt1
     ms.push_back(median_ms(reps, [&] {
       reset();
       const auto t0 = clock_type::now();
-      chol_batched(work, m, B, contiguous(m, m), info);
+      chol_batched(work, m, B, contiguous(m, m), info, 0.0, s);
       q.finish();
       return ms_since(t0);
     }));
@@ -311,7 +311,8 @@ void paths_chol(int B, int m, int reps, const std::vector<variant>& vs, std::mt1
 
 // GP log-likelihood (n locations, rows per launch): each path's time and
 // the largest relative difference from the CPU on the first 2 rows.
-void paths_gp(int n, int rows, int reps, const std::vector<variant>& vs, std::mt19937& gen) {
+void paths_gp(int n, int rows, int reps, const batched::batched_settings& base,
+              const std::vector<variant>& vs, std::mt19937& gen) {
   using namespace clbayes::batched;
   std::uniform_real_distribution<double> u(0.0, 1.0);
   std::normal_distribution<double> z(0.0, 1.0);
@@ -343,8 +344,8 @@ void paths_gp(int n, int rows, int reps, const std::vector<variant>& vs, std::mt
   std::vector<double> ms, dev(static_cast<std::size_t>(rows));
   double err = 0.0;
   for (int k = -1; k < static_cast<int>(vs.size()); ++k) {
-    path_scope scope(vs, k);
-    model.evaluate_device(bd, td, od, covariance::exponential);
+    const batched_settings s = path_settings(base, vs, k);
+    model.evaluate_device(bd, td, od, covariance::exponential, s);
     opencl::from_matrix_cl(od, dev.data());
     for (int r = 0; r < check_rows; ++r)
       err = std::fmax(err, std::fabs(dev[r] - cpu[r]) / std::fmax(1.0, std::fabs(cpu[r])));
@@ -353,7 +354,7 @@ void paths_gp(int n, int rows, int reps, const std::vector<variant>& vs, std::mt
     ms.push_back(median_ms(reps, [&] {
       q.finish();
       const auto t0 = clock_type::now();
-      model.evaluate_device(bd, td, od, covariance::exponential);
+      model.evaluate_device(bd, td, od, covariance::exponential, s);
       q.finish();
       return ms_since(t0);
     }));
@@ -372,6 +373,9 @@ int main(int argc, char** argv) {
       "2000x30,2000x240,2000x2048";
   std::string variants = "32:64:64:4,64:64:64:4,48:64:64:4,64:128:32:2,64:64:64:8";
   int reps = 5;
+  // Settings given on the command line, put in place of the device's once
+  // it is selected (-1: not given).
+  int gp_blocked_min = -1, team = -1, blocked_min = -1, nb = -1, serial_max = -1;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i];
     if (k == "--chol") chol = argv[i + 1];
@@ -379,12 +383,12 @@ int main(int argc, char** argv) {
     else if (k == "--paths-chol") paths_chol_sizes = argv[i + 1];
     else if (k == "--paths-gp") paths_gp_sizes = argv[i + 1];
     else if (k == "--variants") variants = argv[i + 1];
-    else if (k == "--gp-blocked-min") batched::default_tuning().gp_blocked_min_n = std::atoi(argv[i + 1]);
+    else if (k == "--gp-blocked-min") gp_blocked_min = std::atoi(argv[i + 1]);
     else if (k == "--reps") reps = std::max(1, std::atoi(argv[i + 1]));
-    else if (k == "--team") batched::default_tuning().team_size_max = std::atoi(argv[i + 1]);
-    else if (k == "--blocked-min") batched::default_tuning().blocked_min_m = std::atoi(argv[i + 1]);
-    else if (k == "--nb") batched::default_tuning().blocked_nb = std::atoi(argv[i + 1]);
-    else if (k == "--serial-max") batched::default_tuning().serial_max_m = std::atoi(argv[i + 1]);
+    else if (k == "--team") team = std::atoi(argv[i + 1]);
+    else if (k == "--blocked-min") blocked_min = std::atoi(argv[i + 1]);
+    else if (k == "--nb") nb = std::atoi(argv[i + 1]);
+    else if (k == "--serial-max") serial_max = std::atoi(argv[i + 1]);
     else if (k == "--panel") {
       opencl::kernels::chol_batched_team().set_option("CHOL_PANEL", std::atoi(argv[i + 1]));
       opencl::kernels::gp_loglik().set_option("CHOL_PANEL", std::atoi(argv[i + 1]));
@@ -399,32 +403,40 @@ int main(int argc, char** argv) {
       std::printf("no OpenCL device with double precision\n");
       return 1;
     }
+    batched::batched_settings s = batched::tuned_settings();
+    if (gp_blocked_min >= 0) s.gp_blocked_min_n = gp_blocked_min;
+    if (team >= 0) s.team_size_max = team;
+    if (blocked_min >= 0) s.blocked_min_m = blocked_min;
+    if (nb >= 0) s.blocked_nb = nb;
+    if (serial_max >= 0) s.serial_max_m = serial_max;
     std::printf("device: %s (team size <= %d, CHOL_PANEL %d, serial m <= %d)\n\n",
                 opencl::context::instance().info().name.c_str(),
-                batched::team_size_limit(),
+                batched::team_size_limit(s),
                 opencl::kernels::chol_batched_team().option("CHOL_PANEL"),
-                batched::default_tuning().serial_max_m);
+                s.serial_max_m);
     std::mt19937 gen(42);
     std::printf("Batched Cholesky (float64), median of %d, times in ms\n\n", reps);
     std::printf("| B | m | device | fact/s | device, interleaved | with transfers | fact/s "
                 "| CPU (1 thread) | max abs err |\n");
     std::printf("|---|---|---|---|---|---|---|---|---|\n");
-    for (auto& s : parse_pairs(chol)) bench_chol(s.first, s.second, reps, gen);
+    for (auto& p : parse_pairs(chol)) bench_chol(p.first, p.second, reps, s, gen);
     std::printf("\nGP log-likelihood (exponential), median of %d, times in ms; CPU time\n"
                 "extrapolated from 4 rows; error relative, on those rows\n\n", reps);
     std::printf("| n | rows | device | evals/s | with transfers | evals/s | CPU (1 thread) | max rel err |\n");
     std::printf("|---|---|---|---|---|---|---|---|\n");
-    for (auto& s : parse_pairs(gp)) bench_gp(s.first, s.second, reps, gen);
+    for (auto& p : parse_pairs(gp)) bench_gp(p.first, p.second, reps, s, gen);
     const std::vector<variant> vs = parse_variants(variants);
     std::printf("\nBatched Cholesky by path (float64), device-resident, median of %d, ms;\n"
                 "blocked NB:ROWS:TILE:WPT; max abs err over all paths vs the CPU\n\n",
                 reps);
     print_paths_header("B", "m", vs, "fact/s");
-    for (auto& s : parse_pairs(paths_chol_sizes)) paths_chol(s.first, s.second, reps, vs, gen);
+    for (auto& p : parse_pairs(paths_chol_sizes))
+      paths_chol(p.first, p.second, reps, s, vs, gen);
     std::printf("\nGP log-likelihood by path (exponential), device-resident, median of %d,\n"
                 "ms; max rel err over all paths vs the CPU on 2 rows\n\n", reps);
     print_paths_header("n", "rows", vs, "evals/s");
-    for (auto& s : parse_pairs(paths_gp_sizes)) paths_gp(s.first, s.second, reps, vs, gen);
+    for (auto& p : parse_pairs(paths_gp_sizes))
+      paths_gp(p.first, p.second, reps, s, vs, gen);
   } catch (const std::exception& e) {
     std::printf("error: %s\n", e.what());
     return 1;

@@ -328,14 +328,10 @@ test_that("each batched device function matches base R in every configuration", 
 })
 
 # The blocked multi-work-group Cholesky (batched/chol_blocked.hpp) and the
-# GP likelihood built on it: reached by default from m = 128 (n = 128 for
-# the GP), and at small sizes by lowering the switch points, with block
-# widths that do and do not divide m.
-with_tuning <- function(..., code) {
-  old <- batched_tuning(...)
-  on.exit(do.call(batched_tuning, as.list(old)))
-  code
-}
+# GP likelihood built on it: reached by default from the device's
+# blocked_min_m (gp_blocked_min_n for the GP), and at small sizes through
+# settings passed with the call (.chol_batched, .gp_loglik_batched) that
+# lower the switch points, with block widths that do and do not divide m.
 
 # SPD batch whose item `bad` has pivot k (1-based) equal to -1: its leading
 # k - 1 minors stay positive, so Cholesky must fail exactly at k.
@@ -356,29 +352,36 @@ test_that("blocked batched Cholesky matches base::chol around the switch and at 
   cases <- list(c(9, 16, 7), c(17, 16, 5), c(40, 16, 7), c(100, 16, 3), c(33, 7, 4),
                 c(64, 64, 2), c(130, 32, 2))
   for (cs in cases) {
-    with_tuning(blocked_min_m = 9, blocked_nb = cs[2], blocked_tile = 16,
-                blocked_wpt = 2, code = {
-      a <- spd_batch(cs[1], cs[3])
-      expect_lt(rel_err(gpu_chol_batched(a, backend = "opencl"), chol_ref(a)), 1e-10,
-                label = sprintf("m = %d, nb = %d", cs[1], cs[2]))
-    })
+    s <- c(blocked_min_m = 9, blocked_nb = cs[2], blocked_tile = 16, blocked_wpt = 2)
+    a <- spd_batch(cs[1], cs[3])
+    expect_lt(rel_err(.chol_batched(a, FALSE, "opencl", s), chol_ref(a)), 1e-10,
+              label = sprintf("m = %d, nb = %d", cs[1], cs[2]))
+    expect_lt(rel_err(.chol_batched(a, TRUE, "opencl", s)[, , 1], chol(a[, , 1])), 1e-10)
   }
+  # settings are named, known and in range
+  a <- spd_batch(12, 2)
+  expect_error(.chol_batched(a, FALSE, "opencl", c(no_such = 1)),
+               "unknown batched setting `no_such`")
+  expect_error(.chol_batched(a, FALSE, "opencl", 9L), "batched settings must be named")
+  expect_error(.chol_batched(a, FALSE, "opencl", c(blocked_tile = 0)),
+               "`blocked_tile` must be a whole number of at least 1")
 })
 
 test_that("blocked batched Cholesky reports the failing pivot and spares the others", {
   skip_if_no_device()
   for (cs in list(c(130, 32, 70), c(130, 32, 1), c(130, 32, 130), c(45, 16, 20))) {
     m <- cs[1]
-    with_tuning(blocked_min_m = 9, blocked_nb = cs[2], code = {
+    s <- c(blocked_min_m = 9, blocked_nb = cs[2])
+    local({
       a <- batch_failing_at(m, 4, bad = 2, k = cs[3])
-      res <- .cpp_chol_batched(a, m, 4L, TRUE)
+      res <- .cpp_chol_batched(a, m, 4L, TRUE, s)
       expect_equal(res$info, c(0L, cs[3], 0L, 0L))
       expect_false(anyNA(res$factor))
       f <- array(res$factor, dim(a))
       for (b in c(1, 3, 4)) {
         expect_lt(rel_err(f[, , b], t(chol(a[, , b]))), 1e-10)
       }
-      expect_error(gpu_chol_batched(a, backend = "opencl"),
+      expect_error(.chol_batched(a, FALSE, "opencl", s),
                    "`a\\[, , 2\\]` is not positive definite")
     })
   }
@@ -386,21 +389,21 @@ test_that("blocked batched Cholesky reports the failing pivot and spares the oth
 
 test_that("gp_loglik_batched on the blocked path matches chol + backsolve in R", {
   skip_if_no_device()
-  check <- function(pr, theta, cov) {
-    got <- gp_loglik_batched(pr$y, pr$X, pr$coords, pr$beta, theta, cov = cov,
-                             backend = "opencl")
+  check <- function(pr, theta, cov, settings = integer(0)) {
+    got <- .gp_loglik_batched(pr$y, pr$X, pr$coords, pr$beta, theta, cov, "opencl",
+                              settings)
     ref <- gp_ref(pr$y, pr$X, pr$coords, pr$beta, theta, cov)
     expect_false(anyNA(got))
     expect_identical(is.infinite(got), is.infinite(ref))
     list(got = got, ref = ref)
   }
   for (nb in c(16, 7)) {
-    with_tuning(gp_blocked_min_n = 1, blocked_nb = nb, blocked_tile = 16,
-                blocked_wpt = 2, code = {
+    s <- c(gp_blocked_min_n = 1, blocked_nb = nb, blocked_tile = 16, blocked_wpt = 2)
+    local({
       pr <- gp_problem(40)
       theta <- gp_theta(30)
       for (cov in c("exponential", "squared_exponential")) {
-        r <- check(pr, theta, cov)
+        r <- check(pr, theta, cov, s)
         ok <- is.finite(r$ref)
         ok[nrow(theta)] <- FALSE  # psi = 0: see the fused-path test above
         expect_equal(r$got[ok], r$ref[ok], tolerance = 1e-9)
@@ -412,13 +415,13 @@ test_that("gp_loglik_batched on the blocked path matches chol + backsolve in R",
       pr$coords[7, ] <- pr$coords[3, ]
       theta <- rbind(c(1, 0, 0.3), c(2, 0, 0.1), c(1, 0.2, 0.3), c(1, 0, 0.05))
       for (cov in c("exponential", "squared_exponential")) {
-        r <- check(pr, theta, cov)
+        r <- check(pr, theta, cov, s)
         expect_equal(r$got[c(1, 2, 4)], rep(-Inf, 3))
         expect_equal(r$got[3], r$ref[3], tolerance = 1e-9)
       }
       # n = 1 against dnorm, without covariates.
-      expect_equal(gp_loglik_batched(3, NULL, 0.5, NULL, c(2, 0.25, 1),
-                                     backend = "opencl"),
+      expect_equal(.gp_loglik_batched(3, NULL, 0.5, NULL, c(2, 0.25, 1), "exponential",
+                                      "opencl", s),
                    dnorm(3, 0, sqrt(2.25), log = TRUE), tolerance = 1e-12)
     })
   }

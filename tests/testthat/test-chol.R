@@ -228,5 +228,25 @@ test_that("gpu_chol_grad rejects bad input", {
                  "`L_adj` must have the dimensions of `L`")
     expect_error(gpu_chol_grad(diag(c(1, 0, 1)), diag(3), backend = b), "`L` must have a positive diagonal")
     expect_error(gpu_chol_grad(diag(3), matrix(NA_real_, 3, 3), backend = b), "`L_adj` contains NA")
+    # Every element is checked (on the device in the copies), in a matrix of
+    # several work groups: below, on and above the diagonal; L before L_adj,
+    # bad values before a zero diagonal.
+    L <- t(chol(random_spd(70)))
+    W <- matrix(1, 70, 70)
+    for (at in list(c(50, 20), c(33, 33), c(5, 60))) {
+      bad <- L
+      bad[at[1], at[2]] <- NaN
+      expect_error(gpu_chol_grad(bad, W, backend = b), "`L` contains NA or NaN")
+      bad[at[1], at[2]] <- -Inf
+      expect_error(gpu_chol_grad(bad, W, backend = b), "`L` contains infinite")
+      bad_w <- W
+      bad_w[at[1], at[2]] <- Inf
+      expect_error(gpu_chol_grad(L, bad_w, backend = b), "`L_adj` contains infinite")
+      expect_error(gpu_chol_grad(bad, bad_w, backend = b), "`L` contains infinite")
+      zero <- L
+      zero[40, 40] <- 0
+      expect_error(gpu_chol_grad(zero, bad_w, backend = b), "`L_adj` contains infinite")
+      expect_error(gpu_chol_grad(zero, W, backend = b), "`L` must have a positive diagonal")
+    }
   }
 })

@@ -22,6 +22,15 @@ check_tri <- function(n, backend) {
   # only the chosen triangle is read
   junk <- L + upper.tri(L) * 5
   expect_lt(rel_err(gpu_tri_inv(junk, backend = backend), solve(L)), 1e-10)
+  junk <- U + lower.tri(U) * 5
+  expect_lt(rel_err(gpu_tri_inv(junk, lower = FALSE, backend = backend), solve(U)), 1e-10)
+  # against the triangular solves of base R, and exact zeros outside the triangle
+  li <- gpu_tri_inv(L, backend = backend)
+  expect_lt(rel_err(li, forwardsolve(L, diag(n))), 1e-10)
+  expect_true(all(li[upper.tri(li)] == 0))
+  ui <- gpu_tri_inv(U, lower = FALSE, backend = backend)
+  expect_lt(rel_err(ui, backsolve(U, diag(n))), 1e-10)
+  expect_true(all(ui[lower.tri(ui)] == 0))
 }
 
 test_that("gpu_tri_inv and gpu_tri_solve on the CPU equal solve / backsolve", {
@@ -134,6 +143,21 @@ test_that("triangular functions reject bad input", {
     expect_error(gpu_tri_solve(diag(3), c(1, Inf, 1), backend = b), "`b` contains infinite")
     expect_error(gpu_tcrossprod(matrix(c(1, NA), 1), backend = b), "`x` contains NA")
     expect_error(gpu_tri_inv(diag(2), lower = "yes", backend = b), "`lower` must be TRUE or FALSE")
+    # Every element is checked (on the device in the copy), in a matrix of
+    # several work groups: below, on and above the diagonal, and before the
+    # diagonal's zeros.
+    L <- lower_factor(70)
+    for (at in list(c(50, 20), c(33, 33), c(5, 60))) {
+      bad <- L
+      bad[at[1], at[2]] <- NaN
+      expect_error(gpu_tri_inv(bad, backend = b), "`L` contains NA or NaN")
+      expect_error(gpu_tri_inv(t(bad), lower = FALSE, backend = b), "`L` contains NA or NaN")
+      bad[at[1], at[2]] <- -Inf
+      expect_error(gpu_tri_inv(bad, backend = b), "`L` contains infinite")
+      bad[40, 40] <- 0
+      expect_error(gpu_tri_inv(bad, backend = b), "`L` contains infinite")
+    }
+    expect_error(gpu_tri_inv(diag(c(1, 0, 2)), lower = FALSE, backend = b), "`L` is singular")
   }
   skip_if_no_device()
   expect_error(gpu_tri_inv(gpu_matrix(diag(c(1, 0, 2)))), "`L` is singular")

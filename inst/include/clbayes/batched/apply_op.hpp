@@ -66,7 +66,8 @@ inline std::vector<double> reorder(const double* x, long long per_item, int B,
  */
 inline std::vector<int> apply_op_device(const std::string& op, const op_options& o,
                                         int m, int r, int B, double* a,
-                                        const double* bin, double* c) {
+                                        const double* bin, double* c,
+                                        const batched_settings& t = tuned_settings()) {
   const int code = op_code(op);
   check_batch_size("a", m, m, B);
   check_batch_size("b", m, r, B);
@@ -93,10 +94,10 @@ inline std::vector<int> apply_op_device(const std::string& op, const op_options&
                                          m, r, o.unit, o.alpha, o.beta, la.rs, la.cs,
                                          la.bs, lx.rs, lx.cs, lx.bs);
   } else {
-    const int ls = pow2_size(m, 32, team_size_limit());
+    const int ls = pow2_size(m, 32, team_size_limit(t));
     const std::size_t work = sizeof(double) * (mm + 2 * mr);
     const bool local = o.use_local &&
-                       work + sizeof(int) * m + 12 * ls <= local_budget();
+                       work + sizeof(int) * m + 12 * ls <= local_budget(t);
     opencl::kernels::batched_op_team()(
         cl::NDRange(static_cast<std::size_t>(B) * ls), cl::NDRange(ls), da, db, dc, piv,
         info, code, m, r, o.unit, o.alpha, o.beta, la.rs, la.cs, la.bs, lx.rs, lx.cs,

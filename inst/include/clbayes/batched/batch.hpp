@@ -1,9 +1,9 @@
 #ifndef CLBAYES_BATCHED_BATCH_HPP
 #define CLBAYES_BATCHED_BATCH_HPP
 
-// How a batch of small matrices is stored, the tuning knobs shared by the
-// batched routines, and host-side helpers (input checks, work-group sizes,
-// reading per-item status flags back).
+// How a batch of small matrices is stored, and host-side helpers shared by
+// the batched routines (input checks, work-group sizes and memory budgets
+// from their settings, reading per-item status flags back).
 //
 // A batch of B matrices, each rows x cols, lives in one buffer with element
 // (i, j) of item b at b * bs + i * rs + j * cs (batched-linalg.txt: arbitrary
@@ -13,6 +13,7 @@
 #include "../cpu_parallel.hpp"
 #include "../error.hpp"
 #include "../interrupt.hpp"
+#include "settings.hpp"
 
 #include <cmath>
 #include <cstddef>
@@ -45,41 +46,6 @@ inline batch_layout contiguous(int rows, int cols) { return {1, rows, rows * col
 inline batch_layout interleaved(int rows, int cols, int B) {
   (void)cols;
   return {B, B * rows, 1};
-}
-
-/** Tuning knobs of the batched device routines. */
-struct tuning {
-  int serial_max_m = 8;      // m up to this: one work item per matrix
-  int staged_items = 64;     // items per work group of the staged serial kernel
-  int team_size_max = 256;   // largest work group of a team kernel
-  // Bytes of local memory a kernel may use: the device's, less a reserve
-  // for the runtime; 0 means "ask the device".
-  std::size_t local_budget = 0;
-  // Bytes of global scratch one gp_loglik launch may use (rows are split
-  // over launches beyond it); 0 means a quarter of the device's memory.
-  std::size_t gp_scratch_budget = 0;
-  // Blocked multi-work-group Cholesky (chol_blocked.hpp): used for m at or
-  // above blocked_min_m (and by gp_loglik for n at or above
-  // gp_blocked_min_n); block width, rows per panel work group, and the
-  // trailing update's square tile and register block (tile / wpt work
-  // items per side). Tests lower the switch points to reach the path at
-  // small sizes. Defaults from inst/bench/bench_batched on the H200
-  // (logs/history.md, H200 runs of 2026-11-22): the team kernel won up to m = 128 (1000 x 128:
-  // 0.455 against 0.58 ms), the blocked path from 256 (200 x 256: 0.53
-  // against 0.97; 60 x 500: 1.03-1.11 against 4.36); for the GP the blocked
-  // path won from n = 100 (0.15 against 0.29 ms at 30 rows). blocked_nb 0:
-  // blocked_width_for(m).
-  int blocked_min_m = 192;
-  int gp_blocked_min_n = 100;
-  int blocked_nb = 0;
-  int blocked_rows = 64;
-  int blocked_tile = 64;
-  int blocked_wpt = 4;
-};
-
-inline tuning& default_tuning() {
-  static tuning t;
-  return t;
 }
 
 /** Throws unless rows * cols * B fits the 32-bit indices of the kernels. */
@@ -151,16 +117,14 @@ inline int pow2_size(int n, int lo, int hi) {
 #ifdef CLBAYES_OPENCL
 
 /** Local memory bytes a batched kernel may use on the selected device. */
-inline std::size_t local_budget() {
-  const tuning& t = default_tuning();
+inline std::size_t local_budget(const batched_settings& t) {
   if (t.local_budget > 0) return t.local_budget;
   const std::size_t dev = opencl::context::instance().info().local_mem;
   return dev > 1024 ? dev - 1024 : 0;
 }
 
 /** Bytes of global scratch a gp_loglik launch may use (one buffer). */
-inline std::size_t gp_scratch_budget() {
-  const tuning& t = default_tuning();
+inline std::size_t gp_scratch_budget(const batched_settings& t) {
   if (t.gp_scratch_budget > 0) return t.gp_scratch_budget;
   opencl::context& ctx = opencl::context::instance();
   const std::uint64_t quarter = ctx.info().global_mem / 4;
@@ -169,10 +133,10 @@ inline std::size_t gp_scratch_budget() {
 }
 
 /** Largest work group for a batched kernel on the selected device. */
-inline int team_size_limit() {
+inline int team_size_limit(const batched_settings& t) {
   const opencl::device_info& info = opencl::context::instance().info();
   const std::size_t dev = info.max_work_group_size;
-  int hi = default_tuning().team_size_max;
+  int hi = t.team_size_max;
   // A CPU device runs a work group on one core, and runtimes such as PoCL
   // compile one variant per work-group size: large groups buy nothing there,
   // and one size means one compilation per kernel.

@@ -30,22 +30,22 @@ struct blocked_plan {
   int nb, rows, tile, wpt;
 };
 
-/** The block width for m x m items when tuning::blocked_nb is 0: on the
+/** The block width for m x m items when batched_settings::blocked_nb is
+ *  0: on the
  *  H200 (bench_batched, logs/history.md, 2026-11-22) 32 was fastest up to the
  *  GP's n = 500, 48 at 1000 and 64 at 2000 (wider blocks, fewer launches
  *  and less trailing traffic, once the panels are long enough to fill the
  *  device). */
 inline int blocked_width_for(int m) { return m < 768 ? 32 : (m < 1536 ? 48 : 64); }
 
-inline blocked_plan make_blocked_plan(int m) {
-  const tuning& t = default_tuning();
+inline blocked_plan make_blocked_plan(int m, const batched_settings& t) {
   blocked_plan p;
   p.nb = t.blocked_nb > 0 ? t.blocked_nb : blocked_width_for(m);
-  p.rows = std::max(1, std::min(t.blocked_rows, team_size_limit()));
+  p.rows = std::max(1, std::min(t.blocked_rows, team_size_limit(t)));
   p.wpt = std::max(1, t.blocked_wpt);
   p.tile = std::max(p.wpt, t.blocked_tile / p.wpt * p.wpt);
   const std::size_t local = sizeof(double) * (static_cast<std::size_t>(p.nb) * p.nb + 2);
-  if (local > local_budget())
+  if (local > local_budget(t))
     throw invalid_argument("tuning", "blocked_nb is too large for the device's local memory");
   const std::size_t ts = static_cast<std::size_t>(p.tile / p.wpt) * (p.tile / p.wpt);
   if (ts > opencl::context::instance().info().max_work_group_size)
@@ -62,17 +62,19 @@ inline blocked_plan make_blocked_plan(int m) {
  * diag: optional scratch of nb * nb * B doubles, (re)allocated here when
  * too small, so a caller can keep it between calls. tol: a pivot <= tol
  * fails. zero_upper = false leaves the strict upper triangle outside the
- * diagonal blocks as it was (for callers that read only L).
+ * diagonal blocks as it was (for callers that read only L). The settings
+ * `t` (by default the selected device's) give the block and tile sizes.
  */
 inline void chol_batched_blocked(opencl::matrix_cl& a, int m, int B, batch_layout layout,
                                  opencl::matrix_cl& info, double tol = 0.0,
                                  bool info_preset = false,
                                  opencl::matrix_cl* diag = nullptr,
-                                 bool zero_upper = true) {
+                                 bool zero_upper = true,
+                                 const batched_settings& t = tuned_settings()) {
   if (B == 0 || m == 0) return;
   // Item offsets are 64-bit in these kernels: only one item must fit int.
   check_batch_size("a", m, m, 1);
-  blocked_plan p = make_blocked_plan(m);
+  blocked_plan p = make_blocked_plan(m, t);
   auto& panel = opencl::kernels::chol_blocked_panel();
   auto& syrk = opencl::kernels::chol_blocked_syrk();
   panel.set_option("CHOL_NB", p.nb);

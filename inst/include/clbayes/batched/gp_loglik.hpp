@@ -14,7 +14,7 @@
 // a Cholesky pivot at or below singular_tol(n) * (kappa + psi).
 //
 // On the device, one fused kernel per launch (one work group per row) for
-// n below tuning::gp_blocked_min_n; from there on, build + blocked batched
+// n below batched_settings::gp_blocked_min_n; from there on, build + blocked batched
 // Cholesky + finish (evaluate_blocked), which spreads each row over many
 // work groups.
 //
@@ -154,28 +154,30 @@ class gp_loglik {
 #ifdef CLBAYES_OPENCL
   /**
    * Device-resident evaluation: beta (p x 1), theta (rows x 3) and out
-   * (rows x 1) are device matrices; out receives the log densities.
+   * (rows x 1) are device matrices; out receives the log densities. The
+   * settings `t` (by default the selected device's) choose the path.
    */
   void evaluate_device(const opencl::matrix_cl& beta, const opencl::matrix_cl& theta,
-                       opencl::matrix_cl& out, covariance cov) {
+                       opencl::matrix_cl& out, covariance cov,
+                       const batched_settings& t = tuned_settings()) {
     const int rows = theta.rows();
     if (theta.cols() != 3) throw invalid_argument("theta", "must have 3 columns");
     if (out.size() < rows) throw invalid_argument("out", "must hold one value per row");
     if (beta.size() < p_) throw invalid_argument("beta", "must have length ncol(X)");
     if (rows == 0) return;
-    if (n_ >= default_tuning().gp_blocked_min_n) {
-      evaluate_blocked(beta, theta, out, cov);
+    if (n_ >= t.gp_blocked_min_n) {
+      evaluate_blocked(beta, theta, out, cov, t);
       return;
     }
     device_data& dd = device();
     const int n = n_;
-    const int ls = pow2_size(n, 32, team_size_limit());
+    const int ls = pow2_size(n, 32, team_size_limit(t));
     const std::size_t work = sizeof(double) * (static_cast<std::size_t>(n) * n + n);
     const std::size_t red = sizeof(double) * ls;
-    const bool use_local = work + red <= local_budget();
+    const bool use_local = work + red <= local_budget(t);
     int per_launch = rows;
     if (!use_local) {
-      const std::size_t fit = gp_scratch_budget() / work;
+      const std::size_t fit = gp_scratch_budget(t) / work;
       per_launch = static_cast<int>(std::max<std::size_t>(1, std::min<std::size_t>(fit, rows)));
       if (dd.scratch.rows() != n * n + n || dd.scratch.cols() < per_launch)
         dd.scratch = opencl::matrix_cl(n * n + n, per_launch);
@@ -195,26 +197,26 @@ class gp_loglik {
 
   /**
    * The same for large n, in three steps over all rows of a launch (rows
-   * are split over launches beyond gp_scratch_budget()): build the scaled,
+   * are split over launches beyond gp_scratch_budget(t)): build the scaled,
    * augmented covariance of every row (kernels/gp_loglik_blocked.hpp),
    * factor them with the blocked batched Cholesky, read off the densities.
    */
   void evaluate_blocked(const opencl::matrix_cl& beta, const opencl::matrix_cl& theta,
-                        opencl::matrix_cl& out, covariance cov) {
+                        opencl::matrix_cl& out, covariance cov, const batched_settings& t) {
     const int rows = theta.rows();
     device_data& dd = device();
     const int n = n_, N = n_ + 1;
     check_batch_size("coords", N, N, 1);
     const std::size_t per_row = sizeof(double) * static_cast<std::size_t>(N) * N;
     const int per_launch = static_cast<int>(std::max<std::size_t>(
-        1, std::min<std::size_t>(gp_scratch_budget() / per_row,
+        1, std::min<std::size_t>(gp_scratch_budget(t) / per_row,
                                  static_cast<std::size_t>(rows))));
     if (dd.bscratch.rows() != N * N || dd.bscratch.cols() < per_launch) {
       dd.bscratch = opencl::matrix_cl(N * N, per_launch);
       dd.binfo = int_buffer(per_launch);
     }
     const opencl::matrix_cl& beta_arg = p_ > 0 ? beta : dd.dummy;
-    const int ls = pow2_size(256, 1, team_size_limit());
+    const int ls = pow2_size(256, 1, team_size_limit(t));
     const std::size_t build = std::min<std::size_t>(
         opencl::round_up(static_cast<std::size_t>(N) * N, 64), 64 * 1024);
     for (int row0 = 0; row0 < rows; row0 += per_launch) {
@@ -224,7 +226,7 @@ class gp_loglik {
           cl::NDRange(build, count), cl::NDRange(64, 1), dd.bscratch, dd.binfo, theta,
           rows, row0, dd.y, dd.X, p_, beta_arg, dd.coords, d_, n, static_cast<int>(cov));
       chol_batched_blocked(dd.bscratch, N, count, contiguous(N, N), dd.binfo,
-                           singular_tol(n), true, &dd.bdiag, false);
+                           singular_tol(n), true, &dd.bdiag, false, t);
       opencl::kernels::gp_blocked_finish()(
           cl::NDRange(static_cast<std::size_t>(count) * ls), cl::NDRange(ls), out,
           dd.bscratch, dd.binfo, theta, rows, row0, n, cl::Local(sizeof(double) * ls));
@@ -233,13 +235,14 @@ class gp_loglik {
 
   /** Device evaluation from host beta and theta. */
   std::vector<double> evaluate_device(const double* beta, const double* theta, int rows,
-                                      covariance cov) {
+                                      covariance cov,
+                                      const batched_settings& s = tuned_settings()) {
     std::vector<double> out(static_cast<std::size_t>(rows));
     if (rows == 0) return out;
     opencl::matrix_cl b = opencl::to_matrix_cl(beta, p_ > 0 ? p_ : 0, 1);
     opencl::matrix_cl t = opencl::to_matrix_cl(theta, rows, 3);
     opencl::matrix_cl o(rows, 1);
-    evaluate_device(b, t, o, cov);
+    evaluate_device(b, t, o, cov, s);
     opencl::from_matrix_cl(o, out.data());
     return out;
   }

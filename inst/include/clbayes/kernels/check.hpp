@@ -121,6 +121,25 @@ __kernel void copy_columns_checked(__global const double* A, __global double* W,
 }
 
 /**
+ * W = the lower triangle of the n x n A, zeros above the diagonal, with
+ * checks of every element of A on the way, in the same pass: flags[nan_slot]
+ * = 1 if one is NaN or infinite, flags[zero_slot] = 1 if a diagonal element
+ * is zero (zero_slot < 0: not checked). The caller reads the flags once,
+ * after the work that uses W (linalg/tri_inverse.hpp, cholesky_grad.hpp).
+ * Launch: global (n, n).
+ */
+__kernel void copy_lower_flagged(__global const double* A, __global double* W, int n,
+                                 __global int* flags, int nan_slot, int zero_slot) {
+  const int i = get_global_id(0), j = get_global_id(1);
+  if (i >= n || j >= n) return;
+  const long at = (long)j * n + i;
+  const double a = A[at];
+  if (!isfinite(a)) flags[nan_slot] = 1;
+  if (zero_slot >= 0 && i == j && a == 0.0) flags[zero_slot] = 1;
+  W[at] = i >= j ? a : 0.0;
+}
+
+/**
  * flag[0] = 1 if a diagonal element of the rows x cols matrix A is zero.
  */
 __kernel void check_diagonal_zeros(__global const double* A, int rows,
@@ -140,6 +159,8 @@ inline kernel_cl<in_buffer, out_buffer, int, double, cl::Buffer> copy_lower_chec
     "copy_lower_checked", check_source, {{"SYM_TILE", 32}, {"SYM_ROWS", 8}});
 inline kernel_cl<in_buffer, out_buffer, int, int, int, cl::Buffer> copy_columns_checked(
     "copy_columns_checked", check_source);
+inline kernel_cl<in_buffer, out_buffer, int, cl::Buffer, int, int> copy_lower_flagged(
+    "copy_lower_flagged", check_source);
 inline kernel_cl<in_buffer, int, int, cl::Buffer> check_diagonal_zeros(
     "check_diagonal_zeros", check_source);
 

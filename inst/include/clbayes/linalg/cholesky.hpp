@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 namespace clbayes {
 namespace linalg {
@@ -111,26 +112,13 @@ inline schedule_shape shape_for(const cholesky_settings& cs, int n) {
 // (1-based), [1] A has NaN or infinite values, [2] A is not symmetric.
 constexpr int flag_count = 3;
 
-inline cl::Buffer new_flags() {
-  int zeros[flag_count] = {0, 0, 0};
-  try {
-    return cl::Buffer(opencl::context::instance().cl_context(),
-                      CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof(zeros), zeros);
-  } catch (const cl::Error& e) {
-    throw opencl_error("allocating the Cholesky pivot flag", e.err());
-  }
-}
+inline cl::Buffer new_flags() { return opencl::new_flags(flag_count); }
 
 // Read the flags on queue q (after everything enqueued on it) and throw the
 // error they name: a factorisation of bad input is discarded, and the input
 // errors come first.
 inline void check_flags(cl::CommandQueue& q, const cl::Buffer& flag) {
-  int flags[flag_count] = {0, 0, 0};
-  try {
-    q.enqueueReadBuffer(flag, CL_TRUE, 0, sizeof(flags), flags);
-  } catch (const cl::Error& e) {
-    throw opencl_error("reading the Cholesky pivot flag", e.err());
-  }
+  const std::vector<int> flags = opencl::read_flags(flag, flag_count, q);
   if (flags[1] != 0) throw invalid_argument("x", "contains NaN or infinite values");
   if (flags[2] != 0) throw invalid_argument("x", "must be symmetric");
   if (flags[0] != 0) throw invalid_argument("x", not_pd_message(flags[0]));

@@ -30,6 +30,7 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 namespace clbayes {
 namespace linalg {
@@ -70,8 +71,8 @@ inline Eigen::MatrixXd cholesky_grad(const Eigen::MatrixXd& l_in,
     check_interrupt();
     const int j = std::max(0, k - bs);
     const int bi = k - j, bk = n - k;
-    Eigen::MatrixXd d_inv = Eigen::MatrixXd::Identity(bi, bi);
-    l.block(j, j, bi, bi).triangularView<Eigen::Lower>().solveInPlace(d_inv);
+    Eigen::MatrixXd d_inv = l.block(j, j, bi, bi).triangularView<Eigen::Lower>();
+    tri_inverse_lower_in_place(d_inv);
     if (bk > 0) {
       g.block(k, j, bk, bi) = g.block(k, j, bk, bi) * d_inv.triangularView<Eigen::Lower>();
       if (j > 0)
@@ -104,22 +105,22 @@ inline Eigen::MatrixXd cholesky_grad(const Eigen::MatrixXd& l_in,
 
 /** The symmetric adjoint of A given L = chol(A) and L_adj, on the device,
  *  with settings `tune` (by default the selected device's). Only the lower
- *  triangles of `l` and `l_adj` are used. */
+ *  triangles of `l` and `l_adj` are used; every element of both is checked
+ *  for NaN and infinite values, and L's diagonal for zeros, in the kernels
+ *  that copy the triangles into the working matrices, the flags read once
+ *  at the end. */
 inline matrix_cl cholesky_grad(const matrix_cl& l_in, const matrix_cl& l_adj,
                                const linalg_settings& tune = tuned_settings()) {
   l_in.check_device("L");
   l_adj.check_device("L_adj");
   internal::check_grad_args(l_in.rows(), l_in.cols(), l_adj.rows(), l_adj.cols());
   const int n = l_in.rows();
-  if (opencl::has_nonfinite(l_in)) throw invalid_argument("L", "contains NaN or infinite values");
-  if (opencl::has_nonfinite(l_adj))
-    throw invalid_argument("L_adj", "contains NaN or infinite values");
-  if (opencl::has_zero_diagonal(l_in))
-    throw invalid_argument("L", "must have a positive diagonal (a Cholesky factor)");
-  matrix_cl l = opencl::zeros(n, n);
-  matrix_cl g = opencl::zeros(n, n);
-  opencl::sub_block(l, l_in, 0, 0, 0, 0, n, n, matrix_view::lower);
-  opencl::sub_block(g, l_adj, 0, 0, 0, 0, n, n, matrix_view::lower);
+  // [0] L, [1] L_adj has NaN or infinite values, [2] L has a zero diagonal
+  const cl::Buffer flags = opencl::new_flags(3);
+  matrix_cl l(n, n);
+  matrix_cl g(n, n);
+  opencl::kernels::copy_lower_flagged(cl::NDRange(n, n), l_in, l, n, flags, 0, 2);
+  opencl::kernels::copy_lower_flagged(cl::NDRange(n, n), l_adj, g, n, flags, 1, -1);
   const int bs = std::max(1, tune.cholesky.grad_block);
   const gemm_options plain(tune.gemm);
   gemm_options sub(tune.gemm);  // X -= Y Z
@@ -162,6 +163,11 @@ inline matrix_cl cholesky_grad(const matrix_cl& l_in, const matrix_cl& l_adj,
   matrix_cl out = opencl::scalar_multiply(g, 0.5);
   opencl::scalar_multiply_diagonal(out, 2.0);
   opencl::triangular_transpose(out, matrix_view::lower);
+  const std::vector<int> bad = opencl::read_flags(flags, 3);
+  if (bad[0] != 0) throw invalid_argument("L", "contains NaN or infinite values");
+  if (bad[1] != 0) throw invalid_argument("L_adj", "contains NaN or infinite values");
+  if (bad[2] != 0)
+    throw invalid_argument("L", "must have a positive diagonal (a Cholesky factor)");
   return out;
 }
 

@@ -6,11 +6,13 @@
 // panel width on the transfer queue (opencl/context.hpp), the schedule of
 // linalg/cholesky_panel.hpp factors each block column as soon as it has
 // arrived, and each block column of L (or of U = L^T) is copied back as
-// soon as it is final, while the rest is factored. Host to host then takes
-// about the larger of the transfers and the factorisation rather than
-// their sum. The checks of linalg::cholesky happen on the way in: NaN and
-// Inf in the kernel that copies each block column into the working matrix,
-// symmetry over all of A once it is on the device (beside the
+// soon as it is final, by a second host thread on the download queue with
+// its own pinned staging, while the first thread still uploads A and the
+// device factors the rest (the bus is full duplex). Host to host then
+// takes about the larger of the transfers and the factorisation rather
+// than their sum. The checks of linalg::cholesky happen on the way in: NaN
+// and Inf in the kernel that copies each block column into the working
+// matrix, symmetry over all of A once it is on the device (beside the
 // factorisation, on the transfer queue); every flag comes back in one read
 // at the end.
 
@@ -22,13 +24,113 @@
 #include "settings.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #ifdef CLBAYES_OPENCL
 
 namespace clbayes {
 namespace linalg {
+namespace internal {
+
+// Copies the block columns of an n x n device matrix (columns of nb) into
+// the host array out on a second host thread, each once its event has been
+// pushed and has completed, on the download queue through the download
+// staging pair. The thread calls no R and launches no kernel (kernel_cl's
+// state belongs to the main thread): it enqueues reads only. An exception
+// in it is kept and rethrown by finish() on the main thread. The
+// destructor stops the thread (after the block column in flight) and
+// joins it before the staging's stream goes, so no copy outlives it.
+class block_downloader {
+ public:
+  block_downloader(const cl::Buffer& src, double* out, int n, int nb,
+                   const opencl::pinned_tuning& pin)
+      : queue_(opencl::context::instance().download_queue()),
+        stream_(queue_, pin, opencl::internal::staging_use::download), src_(src), out_(out),
+        n_(n), nb_(nb), blocks_((n + nb - 1) / nb) {
+    thread_ = std::thread([this] { run(); });
+  }
+  block_downloader(const block_downloader&) = delete;
+  block_downloader& operator=(const block_downloader&) = delete;
+  ~block_downloader() {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    if (thread_.joinable()) thread_.join();
+  }
+
+  /** Block column events.size() of src is final after `e` (flushed). */
+  void push(const cl::Event& e) {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      events_.push_back(e);
+    }
+    cv_.notify_all();
+  }
+
+  /** Returns once every block column is in out, checking for interrupts
+   *  meanwhile; rethrows what the thread threw. */
+  void finish() {
+    std::unique_lock<std::mutex> lock(m_);
+    while (!cv_.wait_for(lock, std::chrono::milliseconds(20), [this] { return finished_; })) {
+      lock.unlock();
+      check_interrupt();
+      lock.lock();
+    }
+    lock.unlock();
+    thread_.join();
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ private:
+  void run() {
+    try {
+      const std::size_t column_bytes = sizeof(double) * static_cast<std::size_t>(n_);
+      for (int k = 0; k < blocks_; ++k) {
+        cl::Event final_k;
+        {
+          std::unique_lock<std::mutex> lock(m_);
+          cv_.wait(lock, [&] { return stop_ || static_cast<int>(events_.size()) > k; });
+          if (stop_) break;
+          final_k = events_[k];
+        }
+        const int c0 = k * nb_, width = std::min(nb_, n_ - c0);
+        queue_wait(queue_, {final_k});
+        stream_.read(src_, c0 * column_bytes,
+                     reinterpret_cast<char*>(out_ + static_cast<std::size_t>(c0) * n_),
+                     width * column_bytes);
+      }
+    } catch (...) {  // no check_interrupt() here: rethrown by finish()
+      error_ = std::current_exception();
+    }
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      finished_ = true;
+    }
+    cv_.notify_all();
+  }
+
+  cl::CommandQueue& queue_;
+  opencl::internal::pinned_stream stream_;
+  cl::Buffer src_;
+  double* out_;
+  int n_, nb_, blocks_;
+  std::mutex m_;
+  std::condition_variable cv_;
+  std::vector<cl::Event> events_;
+  bool stop_ = false, finished_ = false;
+  std::exception_ptr error_;
+  std::thread thread_;  // last: started once everything above exists
+};
+
+}  // namespace internal
 
 /** The Cholesky factor of the rows x cols host matrix a (column-major),
  *  written whole into out (rows * cols doubles): L with zeros above the
@@ -58,6 +160,7 @@ inline void cholesky_host(const double* a, int rows, int cols, bool upper, doubl
   try {
     opencl::untracked_scope untracked;  // ordered by the queues and markers below
     opencl::internal::pinned_stream stream(tq, pin);
+    internal::block_downloader down((upper ? u : w).buffer(), out, n, sh.nb, pin);
     // Block column j: A's columns into a_dev, then into w with the NaN
     // check, and after the last one the symmetry check over all of A.
     auto arrive = [&](int j) {
@@ -82,25 +185,27 @@ inline void cholesky_host(const double* a, int rows, int cols, bool upper, doubl
       tq.flush();
       return there;
     };
-    const std::vector<cl::Event> done =
-        internal::cholesky_lookahead(w, sh.nb, sh.ib, flag, sh.max_groups, s.gemm, arrive);
-    ctx.main_queue().flush();
-    ctx.side_queue().flush();
     // Block column k of L is final once panel k is; block column k of U
-    // reads row block k of L, final then too.
-    for (std::size_t k = 0; k < done.size(); ++k) {
-      check_interrupt();
-      const auto cc = columns(static_cast<int>(k));
-      internal::queue_wait(tq, {done[k]});
+    // reads row block k of L, final then too: made on the queue that
+    // factored the panel, right after it.
+    auto finished = [&](int k, const cl::Event& done) {
+      cl::Event ready = done;
       if (upper) {
-        opencl::queue_scope transfer(opencl::queue_role::transfer);
+        const auto cc = columns(k);
         opencl::kernels::upper_columns_of_lower(cl::NDRange(n, cc.second), u, w, n, cc.first,
                                                 cc.second);
+        ready = internal::queue_marker(ctx.queue());
       }
-      stream.read((upper ? u : w).buffer(), cc.first * column_bytes,
-                  reinterpret_cast<char*>(out + static_cast<std::size_t>(cc.first) * n),
-                  cc.second * column_bytes);
-    }
+      // The download thread waits for `ready`, which waits on the main
+      // queue's markers too: both are submitted before it sees it.
+      ctx.main_queue().flush();
+      ctx.queue().flush();
+      down.push(ready);
+    };
+    internal::cholesky_lookahead(w, sh.nb, sh.ib, flag, sh.max_groups, s.gemm, arrive, finished);
+    ctx.main_queue().flush();
+    ctx.side_queue().flush();
+    down.finish();
     ctx.finish_all();
   } catch (const cl::Error& e) {
     throw opencl_error(std::string(e.what()) + " in the Cholesky of a host matrix", e.err());

@@ -124,6 +124,12 @@ inline cl::Event queue_marker(cl::CommandQueue& q) {
 // touches the column.
 using block_arrival = std::function<cl::Event(int)>;
 
+// Called on the host thread of the schedule once panel k is enqueued, with
+// an event after which block column k of L is final, while the queue that
+// factored it is still the one context::queue() routes to: what the
+// callback enqueues there follows the panel (linalg/cholesky_host.hpp).
+using panel_final = std::function<void(int, const cl::Event&)>;
+
 // The whole factorisation of w in place (lower triangle), panels of nb
 // columns (a multiple of ib), leaves of ib <= CHOLESKY_BLOCK, with
 // look-ahead depth 1 (the classic schedule of LAPACK-style GPU
@@ -139,23 +145,22 @@ using block_arrival = std::function<cl::Event(int)>;
 // orders w's earlier work before the main queue's and records the main
 // queue's end on w. A matrix of one panel is factored on the main queue.
 // With `arrive`, the first trailing update runs block column by block
-// column, each as soon as its column has arrived, and the result holds,
-// for each panel, an event after which its columns of L are final.
-inline std::vector<cl::Event> cholesky_lookahead(matrix_cl& w, int nb, int ib,
-                                                 const cl::Buffer& flag, int max_groups,
-                                                 const gemm_settings& g,
-                                                 const block_arrival& arrive = nullptr) {
+// column, each as soon as its column has arrived; with `finished`, each
+// panel is reported as soon as it is enqueued.
+inline void cholesky_lookahead(matrix_cl& w, int nb, int ib, const cl::Buffer& flag,
+                               int max_groups, const gemm_settings& g,
+                               const block_arrival& arrive = nullptr,
+                               const panel_final& finished = nullptr) {
   opencl::context& ctx = opencl::context::instance();
   const int n = w.rows();
   matrix_cl t(std::max(1, n - 1), ib);
   matrix_cl inv(ib, ib);
   cl::CommandQueue& main_q = ctx.main_queue();
-  std::vector<cl::Event> done;
   if (n <= nb) {
     if (arrive) queue_wait(main_q, {arrive(0)});
     cholesky_panel(w, 0, n, ib, t, inv, flag, g);
-    if (arrive) done.push_back(queue_marker(main_q));
-    return done;
+    if (finished) finished(0, queue_marker(main_q));
+    return;
   }
   cl::CommandQueue& side_q = ctx.side_queue();
   matrix_cl panel = w.alias();   // side queue only
@@ -165,8 +170,9 @@ inline std::vector<cl::Event> cholesky_lookahead(matrix_cl& w, int nb, int ib,
   auto factor = [&](int k) {
     opencl::queue_scope side(opencl::queue_role::side);
     cholesky_panel(panel, k, std::min(nb, n - k), ib, t, inv, flag, g);
-    done.push_back(queue_marker(side_q));
-    return done.back();
+    cl::Event done = queue_marker(side_q);
+    if (finished) finished(k / nb, done);
+    return done;
   };
   cl::Event panel_done = factor(0);
   for (int k = 0; k < n; k += nb) {
@@ -193,7 +199,6 @@ inline std::vector<cl::Event> cholesky_lookahead(matrix_cl& w, int nb, int ib,
     }
   }
   queue_wait(main_q, {panel_done});
-  return done;
 }
 
 }  // namespace internal

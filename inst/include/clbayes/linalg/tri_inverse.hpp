@@ -8,7 +8,9 @@
 // inverted blocks C1 (top) and C2 (bottom) with the block A3 between them
 // is joined by C3 = -C2 A3 C1, as two batched products:
 // inv_lower_tri_multiply (T = C2 A3) and neg_rect_lower_tri_multiply
-// (C3 = -T C1). On the CPU, Eigen's triangular solves.
+// (C3 = -T C1). On the CPU, the recursive in-place inverse of
+// linalg/cholesky_inverse_cpu.hpp (n^3 / 6 multiply-adds, where solving
+// against the identity costs n^3 / 2).
 
 #include "../eigen.hpp"
 #include "../error.hpp"
@@ -18,10 +20,13 @@
 #include "../opencl/initialize.hpp"
 #include "../opencl/sub_block.hpp"
 #include "../opencl/transpose.hpp"
+#include "cholesky_inverse_cpu.hpp"
 #include "gemm.hpp"
 #include "settings.hpp"
 
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace clbayes {
 namespace linalg {
@@ -37,11 +42,14 @@ inline void check_nonsingular_triangular(const Eigen::MatrixXd& x, const char* a
 /** L^{-1} for lower-triangular L (upper = false) or U^{-1} for upper U. */
 inline Eigen::MatrixXd tri_inverse(const Eigen::MatrixXd& x, bool upper = false) {
   check_nonsingular_triangular(x, "L");
-  Eigen::MatrixXd out = Eigen::MatrixXd::Identity(x.rows(), x.rows());
+  // U^{-1} = ((U^T)^{-1})^T: the lower triangle is inverted in place.
+  Eigen::MatrixXd out;
   if (upper)
-    x.triangularView<Eigen::Upper>().solveInPlace(out);
+    out = x.transpose().triangularView<Eigen::Lower>();
   else
-    x.triangularView<Eigen::Lower>().solveInPlace(out);
+    out = x.triangularView<Eigen::Lower>();
+  tri_inverse_lower_in_place(out);
+  if (upper) out.transposeInPlace();
   return out;
 }
 
@@ -95,14 +103,14 @@ inline void neg_rect_lower_tri_multiply(matrix_cl& w, const matrix_cl& temp, int
 
 }  // namespace internal
 
-/** The inverse of the lower triangle of the n x n block of `l` at (o, o),
- *  computed without checks (the caller knows the diagonal is non-zero),
- *  with settings `tune` (by default the selected device's). */
-inline matrix_cl tri_inverse_block(const matrix_cl& l, int o, int n,
-                                   const linalg_settings& tune = tuned_settings()) {
-  matrix_cl w = opencl::zeros(n, n);
-  if (n == 0) return w;
-  opencl::sub_block(w, l, o, o, 0, 0, n, n, matrix_view::lower);
+namespace internal {
+
+// The n x n lower-triangular w (zeros above the diagonal) replaced by its
+// inverse, without checks; view lower.
+inline void tri_inverse_in_place(matrix_cl& w, const linalg_settings& tune) {
+  const int n = w.rows();
+  w.set_view(matrix_view::lower);
+  if (n == 0) return;
   const int bs = tune.diag_block;
   opencl::kernels::diag_inv.set_option("DIAG_BLOCK", bs);
   const int blocks = (n + bs - 1) / bs;
@@ -121,29 +129,49 @@ inline matrix_cl tri_inverse_block(const matrix_cl& l, int o, int n,
         internal::neg_rect_lower_tri_multiply(w, t, s, s, 0, full, tune.gemm);
       }
       if (full < pairs) {
-        internal::inv_lower_tri_multiply(t, w, s, last_s2, pairs - 1, 1, tune.gemm);
-        internal::neg_rect_lower_tri_multiply(w, t, s, last_s2, pairs - 1, 1, tune.gemm);
+        inv_lower_tri_multiply(t, w, s, last_s2, pairs - 1, 1, tune.gemm);
+        neg_rect_lower_tri_multiply(w, t, s, last_s2, pairs - 1, 1, tune.gemm);
       }
     }
   }
   w.set_view(matrix_view::lower);
+}
+
+}  // namespace internal
+
+/** The inverse of the lower triangle of the n x n block of `l` at (o, o),
+ *  computed without checks (the caller knows the diagonal is non-zero),
+ *  with settings `tune` (by default the selected device's). */
+inline matrix_cl tri_inverse_block(const matrix_cl& l, int o, int n,
+                                   const linalg_settings& tune = tuned_settings()) {
+  matrix_cl w = opencl::zeros(n, n);
+  if (n > 0) opencl::sub_block(w, l, o, o, 0, 0, n, n, matrix_view::lower);
+  internal::tri_inverse_in_place(w, tune);
   return w;
 }
 
 /** L^{-1} of a triangular device matrix (its lower triangle, or with
- *  `upper` its upper triangle, inverted through the transpose). */
-inline matrix_cl tri_inverse(const matrix_cl& x, bool upper = false) {
+ *  `upper` its upper triangle, inverted through the transpose), with
+ *  settings `tune` (by default the selected device's). Every element of x
+ *  is checked for NaN and infinite values, the diagonal for zeros, in the
+ *  kernel that copies the triangle into the working matrix; the flags come
+ *  back in one read at the end. */
+inline matrix_cl tri_inverse(const matrix_cl& x, bool upper = false,
+                             const linalg_settings& tune = tuned_settings()) {
   x.check_device("L");
   if (x.rows() != x.cols())
     throw invalid_argument("L", "must be square (it is " + std::to_string(x.rows()) +
                                     " x " + std::to_string(x.cols()) + ")");
-  if (opencl::has_nonfinite(x))
-    throw invalid_argument("L", "contains NaN or infinite values");
-  if (opencl::has_zero_diagonal(x))
-    throw invalid_argument("L", "is singular: a diagonal element is zero");
-  if (!upper) return tri_inverse_block(x, 0, x.rows());
-  matrix_cl xt = opencl::transpose(x);
-  return opencl::transpose(tri_inverse_block(xt, 0, xt.rows()));
+  const int n = x.rows();
+  matrix_cl w(n, n);
+  const cl::Buffer flags = opencl::new_flags(2);  // [0] not finite, [1] zero diagonal
+  const matrix_cl xt = upper ? opencl::transpose(x) : matrix_cl();
+  opencl::kernels::copy_lower_flagged(cl::NDRange(n, n), upper ? xt : x, w, n, flags, 0, 1);
+  internal::tri_inverse_in_place(w, tune);
+  const std::vector<int> bad = opencl::read_flags(flags, 2);
+  if (bad[0] != 0) throw invalid_argument("L", "contains NaN or infinite values");
+  if (bad[1] != 0) throw invalid_argument("L", "is singular: a diagonal element is zero");
+  return upper ? opencl::transpose(w) : std::move(w);
 }
 
 /** Solve x y = b on the device for triangular x, as x^{-1} b. */

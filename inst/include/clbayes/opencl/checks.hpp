@@ -8,6 +8,7 @@
 
 #include <string>
 #include <utility>
+#include <vector>
 
 #ifdef CLBAYES_OPENCL
 
@@ -33,6 +34,33 @@ bool run_flag_check(Launch launch) {
 }
 
 }  // namespace internal
+
+/** A device buffer of `count` ints, all zero: flags that check kernels set
+ *  on the way through other work (kernels::copy_lower_flagged), read once
+ *  at the end with read_flags(). */
+inline cl::Buffer new_flags(int count) {
+  try {
+    const std::vector<int> zeros(static_cast<std::size_t>(count), 0);
+    return cl::Buffer(context::instance().cl_context(),
+                      CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof(int) * zeros.size(),
+                      const_cast<int*>(zeros.data()));
+  } catch (const cl::Error& e) {
+    throw opencl_error(std::string(e.what()) + " allocating check flags", e.err());
+  }
+}
+
+/** The `count` flags of new_flags(), read on the in-order queue q (by
+ *  default the current one) after everything enqueued on it so far. */
+inline std::vector<int> read_flags(const cl::Buffer& flags, int count,
+                                   cl::CommandQueue& q = context::instance().queue()) {
+  std::vector<int> out(static_cast<std::size_t>(count), 0);
+  try {
+    q.enqueueReadBuffer(flags, CL_TRUE, 0, sizeof(int) * out.size(), out.data());
+  } catch (const cl::Error& e) {
+    throw opencl_error(std::string(e.what()) + " reading check flags", e.err());
+  }
+  return out;
+}
 
 /** True if any element of A is NaN or infinite. */
 inline bool has_nonfinite(const matrix_cl& a) {

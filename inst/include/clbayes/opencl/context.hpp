@@ -29,7 +29,9 @@ namespace opencl {
 /** The in-order queues of the selected device: the main one, a side queue
  *  for work that overlaps with it (the Cholesky's look-ahead panels) and a
  *  transfer queue for copies between host and device that overlap with
- *  both. Ordering between queues is by events only. */
+ *  both. Ordering between queues is by events only. (A fourth queue,
+ *  context::download_queue(), carries copies from device to host beside
+ *  the transfer queue's copies to the device; no kernel runs on it.) */
 enum class queue_role { main, side, transfer };
 
 class context {
@@ -81,6 +83,7 @@ class context {
       queue_ = queue;
       side_queue_ = cl::CommandQueue();
       transfer_queue_ = cl::CommandQueue();
+      download_queue_ = cl::CommandQueue();
       role_ = queue_role::main;
       device_ = devs[device];
     } catch (const cl::Error& e) {
@@ -100,6 +103,7 @@ class context {
     queue_ = cl::CommandQueue();
     side_queue_ = cl::CommandQueue();
     transfer_queue_ = cl::CommandQueue();
+    download_queue_ = cl::CommandQueue();
     role_ = queue_role::main;
     device_ = cl::Device();
     info_ = device_info();
@@ -162,6 +166,13 @@ class context {
   cl::CommandQueue& transfer_queue() {
     return extra_queue(transfer_queue_, "a transfer command queue");
   }
+  /** The download queue, made on first use: copies from device to host
+   *  that run beside the transfer queue's uploads (the bus is full duplex);
+   *  linalg/cholesky_host.hpp drains it from a second host thread, so it
+   *  must be made (first called) on the main thread. */
+  cl::CommandQueue& download_queue() {
+    return extra_queue(download_queue_, "a download command queue");
+  }
   /** Route queue() to the queue of `role`; returns the previous role. See
    *  queue_scope. */
   queue_role use_queue(queue_role role) {
@@ -176,6 +187,7 @@ class context {
     queue_.finish();
     if (side_queue_() != nullptr) side_queue_.finish();
     if (transfer_queue_() != nullptr) transfer_queue_.finish();
+    if (download_queue_() != nullptr) download_queue_.finish();
   }
   /** Queues made from now on record profiling times in their events
    *  (benchmarks only); recreates the queues after finishing them. */
@@ -188,6 +200,7 @@ class context {
       queue_ = cl::CommandQueue(context_, device_, queue_properties());
       side_queue_ = cl::CommandQueue();
       transfer_queue_ = cl::CommandQueue();
+      download_queue_ = cl::CommandQueue();
       role_ = queue_role::main;
     } catch (const cl::Error& e) {
       throw opencl_error("creating a profiling command queue", e.err());
@@ -363,6 +376,7 @@ class context {
   cl::CommandQueue queue_;
   cl::CommandQueue side_queue_;
   cl::CommandQueue transfer_queue_;
+  cl::CommandQueue download_queue_;
   queue_role role_ = queue_role::main;
   bool profiling_ = false;
   cl::Device device_;

@@ -91,21 +91,30 @@ class pinned_pair {
   char* ptr_[2] = {nullptr, nullptr};
 };
 
-// The staging pair of `bytes`, kept between copies: page-locking memory
-// takes milliseconds per call. Replaced when the size or the selected
-// device changes; never destroyed at exit (the OpenCL runtime may already
-// be gone then), the process's end frees it.
-inline pinned_pair& staging(std::size_t bytes) {
-  static pinned_pair* pair = nullptr;
-  static std::size_t size = 0;
-  static unsigned generation = 0;
+// Which staging pair a stream uses: `upload` serves every copy of one
+// host thread (to_matrix_cl_pinned, from_matrix_cl_pinned, the uploads of
+// linalg/cholesky_host.hpp), `download` the copies back to the host that a
+// second thread runs while the first is still uploading.
+enum class staging_use { upload, download };
+
+// The staging pair of `bytes` for `use`, kept between copies: page-locking
+// memory takes milliseconds per call. Replaced when the size or the
+// selected device changes, on the main thread (the streams are made there);
+// never destroyed at exit (the OpenCL runtime may already be gone then),
+// the process's end frees it.
+inline pinned_pair& staging(std::size_t bytes, staging_use use = staging_use::upload) {
+  static pinned_pair* pairs[2] = {nullptr, nullptr};
+  static std::size_t sizes[2] = {0, 0};
+  static unsigned generations[2] = {0, 0};
+  const int i = use == staging_use::upload ? 0 : 1;
+  pinned_pair*& pair = pairs[i];
   const unsigned g = context::instance().generation();
-  if (pair == nullptr || size != bytes || generation != g) {
-    if (generation == g) delete pair;  // else its context is gone: leak it
+  if (pair == nullptr || sizes[i] != bytes || generations[i] != g) {
+    if (generations[i] == g) delete pair;  // else its context is gone: leak it
     pair = nullptr;
     pair = new pinned_pair(bytes);
-    size = bytes;
-    generation = g;
+    sizes[i] = bytes;
+    generations[i] = g;
   }
   return *pair;
 }
@@ -114,10 +123,12 @@ inline pinned_pair& staging(std::size_t bytes) {
 // session's staging pair, chunk by chunk: while one staging buffer is in
 // flight, the host fills (or drains) the other. A stream's writes and reads
 // share the pair, so a chunk waits for the last one that used its buffer.
+// Made on the main thread; then used by one host thread at a time.
 class pinned_stream {
  public:
-  pinned_stream(cl::CommandQueue& q, const pinned_tuning& tune)
-      : q_(q), pins_(staging(tune.chunk_bytes)), chunk_(tune.chunk_bytes),
+  pinned_stream(cl::CommandQueue& q, const pinned_tuning& tune,
+                staging_use use = staging_use::upload)
+      : q_(q), pins_(staging(tune.chunk_bytes, use)), chunk_(tune.chunk_bytes),
         threads_(tune.threads) {}
   pinned_stream(const pinned_stream&) = delete;
   pinned_stream& operator=(const pinned_stream&) = delete;
