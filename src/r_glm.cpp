@@ -114,12 +114,13 @@ Rcpp::List cpp_glm_lp_batch(SEXP data, std::string family, Rcpp::NumericVector a
   tune.max_block_bytes = max_block_bytes;
   if (path == "single") {
     tune.single_calls_max = P;
+    tune.mma_max_k = 0;
   } else if (path == "fused") {
     tune.single_calls_max = 0;
     tune.fused_max = P;
+    tune.mma_max_k = 0;
   } else if (path == "mma") {  // emulated where the device has no FP64 mma
-    tune.single_calls_max = 0;
-    tune.fused_max = 0;
+    tune.mma_from = 2;
     tune.mma_max_k = std::max(d.k, 1);
     tune.mma_neg_binomial = true;
   } else if (path == "gemm") {

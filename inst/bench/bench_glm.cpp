@@ -283,7 +283,7 @@ struct points_variant {
 // for P), "single" (one single-point kernel call per point), "fused"
 // (glm_batch_fused, tiles of 32 rows x 8 points and of 16 x 16), "mma"
 // (glm_batch_mma: on a device without FP64 tensor cores its emulation, for
-// checking only; with 2, 4 and 8 warps per group), "gemm"
+// checking only; with 1, 2, 4 and 8 warps per group, as P fills them), "gemm"
 // (the GEMMs and the row kernel in one pass), "all".
 std::vector<points_variant> points_variants(const std::vector<std::string>& names, int P,
                                             const glm::glm_batch_settings& base) {
@@ -298,6 +298,7 @@ std::vector<points_variant> points_variants(const std::vector<std::string>& name
   if (want("single")) {
     points_variant g{"single-point calls", base};
     g.settings.single_calls_max = P;
+    g.settings.mma_max_k = 0;
     v.push_back(g);
   }
   if (want("fused"))
@@ -307,17 +308,17 @@ std::vector<points_variant> points_variants(const std::vector<std::string>& name
                        base};
       g.settings.single_calls_max = 0;
       g.settings.fused_max = P;
+      g.settings.mma_max_k = 0;
       g.settings.fused_small = g.settings.fused_large = t;
       v.push_back(g);
     }
   if (want("mma"))
-    for (int warps : {2, 4, 8}) {
-      if (warps > 2 && 8 * warps / 2 >= P) break;  // more warps than points
+    for (int warps : {1, 2, 4, 8}) {
+      if (warps > 1 && 8 * (warps / 2) >= P) break;  // more warps than points
       points_variant g{"mma, " + std::to_string(warps) + " warps" +
                            (base.tensor_cores ? "" : " (emulated)"),
                        base};
-      g.settings.single_calls_max = 0;
-      g.settings.fused_max = 0;
+      g.settings.mma_from = 2;
       g.settings.mma_max_k = std::max(g.settings.mma_max_k, 128);
       g.settings.mma_neg_binomial = true;
       g.settings.mma_warps = warps;

@@ -5,13 +5,16 @@
 // device (glm_data_cl). Which path runs depends on the number of points P
 // and the device (H200 sweeps, inst/bench/logs/2026-11-25-glm-small-p.md and
 // 2026-11-25-glm-mma.md):
-//   - a few points: one call of the fused single-point kernel per point
-//     (glm_opencl.hpp, one pass over x each);
-//   - up to about 16: glm_batch_fused (kernels/glm_batch.hpp), x read once
-//     per chunk of points on the FMA units, eta and D never leave the chip;
-//   - more, on a device with FP64 tensor cores and k <= mma_max_k:
-//     glm_batch_mma (kernels/glm_batch_mma.hpp), the same fusion with both
-//     products on the tensor cores;
+//   - one point (and on devices without FP64 tensor cores up to 3): one
+//     call of the fused single-point kernel per point (glm_opencl.hpp, one
+//     pass over x each);
+//   - on a device with FP64 tensor cores and k <= mma_max_k, every P above
+//     that: glm_batch_mma (kernels/glm_batch_mma.hpp), x read once per
+//     chunk of points, X B and X' D on the tensor cores, eta and D never
+//     leave the chip (not the negative binomial: its rows are heavy enough
+//     that the paths below win);
+//   - elsewhere up to about 16: glm_batch_fused (kernels/glm_batch.hpp),
+//     the same fusion on the FMA units;
 //   - more, elsewhere: per pass over a block of rows,
 //       1. X_b B, a tall-skinny product by the GEMM of linalg/gemm.hpp;
 //       2. kernels/glm_batch.hpp: the row math over the block, each point's
@@ -53,14 +56,16 @@ struct glm_fused_tile {
  *  them. bench_glm --points sweeps them. */
 struct glm_batch_settings {
   int single_calls_max = 3;  // P <= this: single-point calls (P = 1 always)
-  int fused_max = 16;        // P <= this: glm_batch_fused; above it mma or the GEMMs
+  int fused_max = 16;        // P <= this: glm_batch_fused; above it the GEMMs
   glm_fused_tile fused_small{32, 8};   // fused tiles up to fused_small.points points
   glm_fused_tile fused_large{16, 16};  // fused tiles above
   int group = 256;           // work-group size of the row kernel (power of two)
   int groups_per_cu = 8;     // row and fused kernels: groups per compute unit
-  /** glm_batch_mma: used for k <= mma_max_k (0: never; the coefficients of a
-   *  warp's points live in registers, 2 ceil(k / 8) doubles a lane);
-   *  tensor_cores 0 runs its fragments through the emulation (tests only). */
+  /** glm_batch_mma, before the three above: for P >= mma_from and
+   *  k <= mma_max_k (0: never; the coefficients of a warp's points live in
+   *  registers, 2 ceil(k / 8) doubles a lane); tensor_cores 0 runs its
+   *  fragments through the emulation (tests only). */
+  int mma_from = 2;
   int mma_max_k = 0;
   bool tensor_cores = false;
   bool mma_neg_binomial = false;  // the negative binomial's heavy rows: the GEMMs (H200)
@@ -72,11 +77,12 @@ struct glm_batch_settings {
   double max_block_bytes = 0;
 
   glm_batch_path path_for(int P, int k, family fam) const {
-    if (P == 1 || P <= single_calls_max) return glm_batch_path::single_calls;
-    if (P <= fused_max) return glm_batch_path::fused;
     const bool mma = k >= 1 && k <= mma_max_k &&
                      (fam != family::neg_binomial_2_log || mma_neg_binomial);
-    return mma ? glm_batch_path::mma : glm_batch_path::gemm;
+    if (P == 1) return glm_batch_path::single_calls;
+    if (mma && P >= mma_from) return glm_batch_path::mma;
+    if (P <= single_calls_max) return glm_batch_path::single_calls;
+    return P <= fused_max ? glm_batch_path::fused : glm_batch_path::gemm;
   }
   glm_fused_tile fused_tile(int P) const { return P <= fused_small.points ? fused_small : fused_large; }
 };
@@ -84,7 +90,10 @@ struct glm_batch_settings {
 namespace internal {
 inline glm_batch_settings with_tensor_cores() {
   glm_batch_settings s;
-  s.fused_max = 8;  // from 9 points glm_batch_mma (16 points: 0.81 ms against 1.59)
+  // glm_batch_mma from 2 points: 0.52 ms at 2, 4, 8 and 16 points, against
+  // 0.60 for two single-point calls and 0.90 / 1.04 / 1.58 for the fused
+  // FMA kernel (log 2026-11-25-glm-mma)
+  s.mma_from = 2;
   s.mma_max_k = 128;
   s.tensor_cores = true;
   return s;
