@@ -23,6 +23,7 @@
 //          --small-below PCT --mma 0|1 (the FP64 tensor cores where the
 //          compiler builds them) --narrow-cols C --narrow-tm 64|128
 //          --outer-block NB --outer-block-large NB --large-from N
+//          --host-block NB (block columns of the streamed host path)
 //          --chol-block B --leaf-t T --trailing-reserve U --grad-block G
 //          --diag-block D
 //          --pinned-chunk-kb K --pinned-threads T (pinned staging copies)
@@ -70,6 +71,7 @@ int main(int argc, char** argv) {
       else if (a == "--narrow-cols") s.gemm.narrow_cols = std::max(0, next());
       else if (a == "--narrow-tm") { s.gemm.narrow.tm = next(); s.gemm.narrow.wptm = s.gemm.narrow.tm / 16; }
       else if (a == "--outer-block") s.cholesky.outer_block = std::max(1, next());
+      else if (a == "--host-block") s.cholesky.host_block = std::max(1, next());
       else if (a == "--outer-block-large") s.cholesky.outer_block_large = std::max(0, next());
       else if (a == "--large-from") s.cholesky.large_from = next();
       else if (a == "--chol-block") s.cholesky.leaf_rows = next();

@@ -39,16 +39,18 @@ test_that("gpu_chol on the device equals chol()", {
 # with the device's linalg_settings modified by the named values, from host
 # memory (gpu_chol()'s path for a matrix: block columns copied in and out
 # while the rest is factored, linalg/cholesky_host.hpp) or from a device
-# copy (its path for a gpu_matrix): panels of 64 or 96 rows, so that 257
-# rows take several look-ahead steps and a ragged last one, leaves of 16
-# rows, narrow tiles up to 64 columns, and one panel for the whole matrix.
+# copy (its path for a gpu_matrix): panels (and the host path's
+# left-looking block columns) of 64 or 96 rows, so that 257 rows take
+# several steps and a ragged last one, leaves of 16 rows, narrow tiles up
+# to 64 columns, and one panel for the whole matrix.
 chol_settings <- list(
-  one_panel = c(outer_block = 1024L, outer_block_large = 0L),
-  lookahead = c(outer_block = 64L, outer_block_large = 0L),
-  lookahead_ragged = c(outer_block = 96L, outer_block_large = 0L),
+  one_panel = c(outer_block = 1024L, outer_block_large = 0L, host_block = 1024L),
+  lookahead = c(outer_block = 64L, outer_block_large = 0L, host_block = 64L),
+  lookahead_ragged = c(outer_block = 96L, outer_block_large = 0L, host_block = 96L),
   large_from = c(outer_block = 1024L, outer_block_large = 64L, large_from = 200L),
-  leaf16 = c(outer_block = 64L, leaf_rows = 16L, leaf_threads = 8L),
-  narrow = c(outer_block = 64L, gemm_narrow_cols = 64L, gemm_small_below_pct = 0L)
+  leaf16 = c(outer_block = 64L, leaf_rows = 16L, leaf_threads = 8L, host_block = 64L),
+  narrow = c(outer_block = 64L, gemm_narrow_cols = 64L, gemm_small_below_pct = 0L,
+             host_block = 64L)
 )
 
 test_that("the device Cholesky equals chol() and names the failing pivot at every panel width", {

@@ -92,15 +92,16 @@ struct schedule_shape {
   int ib, nb, max_groups;
 };
 
-inline schedule_shape shape_for(const cholesky_settings& cs, int n) {
+inline schedule_shape shape_for(const cholesky_settings& cs, int n, int outer_block = 0) {
   const opencl::device_info& info = opencl::context::instance().info();
   auto& leaf = opencl::kernels::cholesky_leaf;
   leaf.set_option("CHOLESKY_BLOCK", cs.leaf_rows);
   leaf.set_option("LEAF_T", cs.leaf_threads);
   schedule_shape sh;
   sh.ib = std::min(cs.leaf_rows, static_cast<int>(info.max_work_group_size) / cs.leaf_threads);
-  const int outer =
-      cs.outer_block_large > 0 && n >= cs.large_from ? cs.outer_block_large : cs.outer_block;
+  const int outer = outer_block > 0 ? outer_block
+                    : cs.outer_block_large > 0 && n >= cs.large_from ? cs.outer_block_large
+                                                                     : cs.outer_block;
   sh.nb = std::max(sh.ib, outer / sh.ib * sh.ib);
   sh.max_groups = cs.trailing_reserve > 0 && info.compute_units > 4 * cs.trailing_reserve
                       ? info.compute_units - cs.trailing_reserve

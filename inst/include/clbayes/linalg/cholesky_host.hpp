@@ -2,10 +2,11 @@
 #define CLBAYES_LINALG_CHOLESKY_HOST_HPP
 
 // The Cholesky factor of a matrix in host memory, computed on the device
-// with its transfers overlapped: A crosses the bus by block columns of the
-// panel width on the transfer queue (opencl/context.hpp), the schedule of
-// linalg/cholesky_panel.hpp factors each block column as soon as it has
-// arrived, and each block column of L (or of U = L^T) is copied back as
+// with its transfers overlapped: A crosses the bus by block columns
+// (cholesky_settings::host_block) on the transfer queue
+// (opencl/context.hpp), the left-looking schedule of
+// linalg/cholesky_panel.hpp updates and factors each block column as soon
+// as it has arrived, and each block column of L (or of U = L^T) is copied back as
 // soon as it is final, by a second host thread on the download queue with
 // its own pinned staging, while the first thread still uploads A and the
 // device factors the rest (the bus is full duplex). Host to host then
@@ -150,7 +151,7 @@ inline void cholesky_host(const double* a, int rows, int cols, bool upper, doubl
   matrix_cl w(n, n);      // the working matrix: A's lower triangle, then L
   matrix_cl u = upper ? matrix_cl(n, n) : matrix_cl();
   const cl::Buffer flag = internal::new_flags();
-  const internal::schedule_shape sh = internal::shape_for(s.cholesky, n);
+  const internal::schedule_shape sh = internal::shape_for(s.cholesky, n, s.cholesky.host_block);
   cl::CommandQueue& tq = ctx.transfer_queue();
   const std::size_t column_bytes = sizeof(double) * static_cast<std::size_t>(n);
   auto columns = [&](int j) {  // first column and width of block column j
@@ -202,7 +203,7 @@ inline void cholesky_host(const double* a, int rows, int cols, bool upper, doubl
       ctx.queue().flush();
       down.push(ready);
     };
-    internal::cholesky_lookahead(w, sh.nb, sh.ib, flag, sh.max_groups, s.gemm, arrive, finished);
+    internal::cholesky_left_looking(w, sh.nb, sh.ib, flag, s.gemm, arrive, finished);
     ctx.main_queue().flush();
     ctx.side_queue().flush();
     down.finish();

@@ -116,19 +116,6 @@ inline cl::Event queue_marker(cl::CommandQueue& q) {
   return e;
 }
 
-// Where the block columns of the matrix come from (block column j: columns
-// j nb .. j nb + nb - 1): empty, all of w is on the device from the start;
-// else a function that brings block column j into w and returns an event
-// that completes when it is there (linalg/cholesky_host.hpp). The schedule
-// calls it once per block column, in order, before the first command that
-// touches the column.
-using block_arrival = std::function<cl::Event(int)>;
-
-// Called on the host thread of the schedule once panel k is enqueued, with
-// an event after which block column k of L is final, while the queue that
-// factored it is still the one context::queue() routes to: what the
-// callback enqueues there follows the panel (linalg/cholesky_host.hpp).
-using panel_final = std::function<void(int, const cl::Event&)>;
 
 // The whole factorisation of w in place (lower triangle), panels of nb
 // columns (a multiple of ib), leaves of ib <= CHOLESKY_BLOCK, with
@@ -144,35 +131,25 @@ using panel_final = std::function<void(int, const cl::Event&)>;
 // that kernel_cl's per-matrix events do not serialise the two. The caller
 // orders w's earlier work before the main queue's and records the main
 // queue's end on w. A matrix of one panel is factored on the main queue.
-// With `arrive`, the first trailing update runs block column by block
-// column, each as soon as its column has arrived; with `finished`, each
-// panel is reported as soon as it is enqueued.
 inline void cholesky_lookahead(matrix_cl& w, int nb, int ib, const cl::Buffer& flag,
-                               int max_groups, const gemm_settings& g,
-                               const block_arrival& arrive = nullptr,
-                               const panel_final& finished = nullptr) {
+                               int max_groups, const gemm_settings& g) {
   opencl::context& ctx = opencl::context::instance();
   const int n = w.rows();
   matrix_cl t(std::max(1, n - 1), ib);
   matrix_cl inv(ib, ib);
   cl::CommandQueue& main_q = ctx.main_queue();
   if (n <= nb) {
-    if (arrive) queue_wait(main_q, {arrive(0)});
     cholesky_panel(w, 0, n, ib, t, inv, flag, g);
-    if (finished) finished(0, queue_marker(main_q));
     return;
   }
   cl::CommandQueue& side_q = ctx.side_queue();
   matrix_cl panel = w.alias();   // side queue only
   matrix_cl update = w.alias();  // main queue only
   queue_wait(side_q, {queue_marker(main_q)});  // after w is written
-  if (arrive) queue_wait(side_q, {arrive(0)});
   auto factor = [&](int k) {
     opencl::queue_scope side(opencl::queue_role::side);
     cholesky_panel(panel, k, std::min(nb, n - k), ib, t, inv, flag, g);
-    cl::Event done = queue_marker(side_q);
-    if (finished) finished(k / nb, done);
-    return done;
+    return queue_marker(side_q);
   };
   cl::Event panel_done = factor(0);
   for (int k = 0; k < n; k += nb) {
@@ -182,23 +159,56 @@ inline void cholesky_lookahead(matrix_cl& w, int nb, int ib, const cl::Buffer& f
     if (rest == 0) break;
     queue_wait(main_q, {panel_done});
     const int next = std::min(nb, rest);
-    if (arrive && k == 0) queue_wait(main_q, {arrive(1)});
     lower_update(update, k + b, rest, next, k, b, g, "look-ahead update");
     queue_wait(side_q, {queue_marker(main_q)});
     panel_done = factor(k + b);
     if (rest == next) continue;
-    if (arrive && k == 0) {
-      for (int c = k + b + next; c < n; c += nb) {
-        queue_wait(main_q, {arrive(c / nb)});
-        lower_update(update, c, n - c, std::min(nb, n - c), k, b, g, "trailing update",
-                     max_groups);
-      }
-    } else {
-      lower_update(update, k + b + next, rest - next, rest - next, k, b, g, "trailing update",
-                   max_groups);
-    }
+    lower_update(update, k + b + next, rest - next, rest - next, k, b, g, "trailing update",
+                 max_groups);
   }
   queue_wait(main_q, {panel_done});
+}
+
+// The left-looking order of the same blocked algorithm, for a matrix that
+// arrives by block columns (linalg/cholesky_host.hpp): block column j is
+// first updated by every finished column left of it in one product,
+//   A(j.., j) -= L(j.., 0..j) L(j, 0..j)^T      (lower-only, inner dim. j nb)
+// and then factored (cholesky_panel). It reads no column right of it, so
+// it is factored as soon as it has arrived and is final right after, and
+// the host path copies it back while later columns still arrive (the
+// right-looking loop above needs every column before its third panel). On
+// the H200 it took the host-to-host time from 52.6 / 221.0 ms (the
+// look-ahead loop, streamed) to 41.0 / 155.1 at n = 8192 / 16384 (log
+// 2026-11-25-h200-host-chol).
+// One queue, in order.
+//
+// Where the block columns of the matrix come from (block column j: columns
+// j nb .. j nb + nb - 1): a function that brings block column j into w and
+// returns an event that completes when it is there; called once per block
+// column, in order, before the first command that touches the column.
+using block_arrival = std::function<cl::Event(int)>;
+
+// Called once block column k is enqueued, with an event after which block
+// column k of L is final, while the main queue (the one that factored it)
+// is what context::queue() routes to: what the callback enqueues there
+// follows it.
+using panel_final = std::function<void(int, const cl::Event&)>;
+
+inline void cholesky_left_looking(matrix_cl& w, int nb, int ib, const cl::Buffer& flag,
+                                  const gemm_settings& g, const block_arrival& arrive,
+                                  const panel_final& finished) {
+  cl::CommandQueue& main_q = opencl::context::instance().main_queue();
+  const int n = w.rows();
+  matrix_cl t(std::max(1, n - 1), ib);
+  matrix_cl inv(ib, ib);
+  for (int k = 0; k < n; k += nb) {
+    check_interrupt();
+    const int b = std::min(nb, n - k);
+    if (arrive) queue_wait(main_q, {arrive(k / nb)});
+    if (k > 0) lower_update(w, k, n - k, b, 0, k, g, "left-looking update");
+    cholesky_panel(w, k, b, ib, t, inv, flag, g);
+    if (finished) finished(k / nb, queue_marker(main_q));
+  }
 }
 
 }  // namespace internal

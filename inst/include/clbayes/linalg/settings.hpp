@@ -71,6 +71,10 @@ struct cholesky_settings {
    *  16384, same section). */
   int outer_block_large = 2048;
   int large_from = 12288;
+  /** Columns per block column of a matrix streamed in from the host
+   *  (linalg/cholesky_host.hpp, left-looking), at every size (H200, log
+   *  2026-11-25-h200-host-chol: 1024 against 512 and 2048). */
+  int host_block = 1024;
   /** The leaf kernel (kernels/cholesky_leaf.hpp): rows of a leaf
    *  (CHOLESKY_BLOCK, at most the work-group limit / leaf_threads) and
    *  work items per row (LEAF_T). */
