@@ -68,7 +68,7 @@ struct glm_batch_settings {
   int mma_from = 2;
   int mma_max_k = 0;
   bool tensor_cores = false;
-  bool mma_neg_binomial = false;  // the negative binomial's heavy rows: the GEMMs (H200)
+  bool mma_neg_binomial = false;  // its heavy rows run faster on the other paths (H200)
   int mma_warps = 8;         // warps per group: 8 mma_warps points per chunk
   int mma_warps_per_cu = 16; // groups: this many warps per compute unit over all chunks
                              // (P = 16: 0.53 ms against 0.81 with 4)
