@@ -2,7 +2,7 @@
 #define CLBAYES_KERNELS_GLM_BATCH_MMA_HPP
 
 // Many points of a GLM in one pass over x on the FP64 tensor cores
-// (glm/glm_batch_opencl.hpp, P above glm_batch_settings::fused_max): the
+// (glm/glm_batch_opencl.hpp, P from glm_batch_settings::mma_from): the
 // fused kernel of kernels/glm_batch.hpp with both products as
 // mma.sync.m16n8k8 (PTX, sm_90; fragment layouts as in kernels/gemm_db.hpp).
 // A group of WARPS warps owns a chunk of 8 WARPS points; warp w owns the 8
