@@ -622,6 +622,20 @@ test_that("the row math of the kernels equals its C++ twin on a grid", {
   }
 })
 
+test_that("log y! of the count families, from its table and past it, matches dpois", {
+  # counts around the end of the CPU path's table of log y! (0..1023)
+  set.seed(21)
+  y <- c(0, 1, 5, 1022, 1023, 1024, 1100, 5000)
+  x <- matrix(rnorm(length(y)), ncol = 1)
+  eta <- log(y + 0.5) + 0.1 * x[, 1]
+  for (be in backends()) {
+    v <- gpu_glm_lp(y, x, alpha = log(y + 0.5), beta = 0.1, family = "poisson_log",
+                    backend = be)
+    expect_equal(as.numeric(v), sum(dpois(y, exp(eta), log = TRUE)), tolerance = 1e-12,
+                 label = be)
+  }
+})
+
 test_that("the kernels' own exp and log1p match R's over their whole range", {
   # poisson_log's d lp / d eta at y = 0 is -exp(eta); bernoulli_logit's
   # rows are -log1p(exp(-+eta)) and y - plogis(eta)

@@ -18,6 +18,7 @@
 
 #include "../eigen.hpp"
 
+#include <array>
 #include <cmath>
 
 namespace clbayes {
@@ -109,8 +110,22 @@ inline double digamma(double x) {
   return r + std::log(x) - 0.5 / x + series;
 }
 
-/** lgamma(y + 1), the term of y alone of the count families (0 when propto). */
-inline double log_factorial(double y, bool propto) { return propto ? 0.0 : std::lgamma(y + 1); }
+/** lgamma(y + 1), the term of y alone of the count families (0 when
+ *  propto). Count data repeat small values, so a whole y in 0..1023 reads
+ *  a table of the same lgamma values, made once (bench_glm_cpu, dev, one
+ *  thread, 2e4 x 20, 64 single-point calls: poisson_log 31.0 -> 17.4 ms,
+ *  neg_binomial_2_log 46.3 -> 37.1 ms). */
+inline double log_factorial(double y, bool propto) {
+  if (propto) return 0.0;
+  constexpr int table_size = 1024;
+  static const std::array<double, table_size> table = [] {
+    std::array<double, table_size> t{};
+    for (int i = 0; i < table_size; ++i) t[i] = std::lgamma(i + 1.0);
+    return t;
+  }();
+  return y >= 0 && y < table_size && y == std::floor(y) ? table[static_cast<std::size_t>(y)]
+                                                        : std::lgamma(y + 1);
+}
 
 // ---- the families with one linear predictor ----
 
