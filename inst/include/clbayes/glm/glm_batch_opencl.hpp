@@ -94,7 +94,8 @@ inline glm_batch_settings with_tensor_cores() {
   // 0.60 for two single-point calls and 0.90 / 1.04 / 1.58 for the fused
   // FMA kernel (log 2026-11-25-glm-mma)
   s.mma_from = 2;
-  s.mma_max_k = 128;
+  s.mma_max_k = 128;  // 246 registers and no spills at 128; faster than the GEMMs there
+                      // (P = 256: 6.56 against 7.64 ms)
   s.tensor_cores = true;
   return s;
 }
