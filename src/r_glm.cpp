@@ -109,7 +109,7 @@ Rcpp::List cpp_glm_lp_batch(SEXP data, std::string family, Rcpp::NumericVector a
   p.extra = extra.size() > 0 ? extra.begin() : nullptr;
   glm::glm_batch_settings tune;
 #ifdef CLBAYES_OPENCL
-  if (use_device) tune = glm::glm_batch_settings_for(clbayes::opencl::context::instance().info());
+  if (use_device) tune = glm::tuned_batch_settings();
 #endif
   tune.max_block_bytes = max_block_bytes;
   if (path == "single") {

@@ -353,7 +353,7 @@ int points_main(const std::vector<int>& points, family fam, int n, int k, int re
     std::fprintf(stderr, "--points needs an OpenCL device\n");
     return 1;
   }
-  glm::glm_batch_settings base = glm::glm_batch_settings_for(ctx.info());
+  glm::glm_batch_settings base = glm::tuned_batch_settings();
   if (knobs.group > 0) base.group = knobs.group;
   if (knobs.groups_per_cu > 0) base.groups_per_cu = knobs.groups_per_cu;
   if (knobs.mma_warps_per_cu > 0) base.mma_warps_per_cu = knobs.mma_warps_per_cu;

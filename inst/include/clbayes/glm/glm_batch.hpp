@@ -25,7 +25,7 @@ namespace glm {
  * for the data `data`, on the device when `use_device` (uploading x and y
  * unless data.device holds them), else on the CPU. Every argument is
  * checked; errors name the argument. `tune`: the device path's settings
- * (by default the selected device's, glm_batch_settings_for).
+ * (by default the selected device's, tuned_batch_settings).
  */
 inline glm_batch_result glm_lp_batch(const glm_data& data, const glm_batch_params& p,
                                      bool gradient, bool propto, bool use_device,
@@ -42,10 +42,7 @@ inline glm_batch_result glm_lp_batch(const glm_data& data, const glm_batch_param
         return glm_lp_batch_cpu(data.x, data.y, data.n, data.k, p, gradient, propto,
                                 data.offset);
       },
-      [&](const auto& d) {
-        return tune ? glm_lp_batch_opencl(d, p, gradient, propto, *tune)
-                    : glm_lp_batch_opencl(d, p, gradient, propto);
-      });
+      [&](const auto& d) { return glm_lp_batch_opencl(d, p, gradient, propto, tune); });
 }
 
 }  // namespace glm

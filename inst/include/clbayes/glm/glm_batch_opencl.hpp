@@ -35,6 +35,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,7 +53,7 @@ struct glm_fused_tile {
 
 /** Settings of the batched device path, passed by value; the defaults are
  *  the H200's (log 2026-11-25-glm-small-p) without the tensor cores, the
- *  device table (glm_batch_settings_for) adds them where the device has
+ *  device table (tuned_batch_settings) adds them where the device has
  *  them. bench_glm --points sweeps them. */
 struct glm_batch_settings {
   int single_calls_max = 3;  // P <= this: single-point calls (P = 1 always)
@@ -104,13 +105,20 @@ inline glm_batch_settings with_tensor_cores() {
 /** The batched path's settings for device `d` (opencl/device_table.hpp):
  *  the FP64 mma shape of glm_batch_mma needs an NVIDIA device of compute
  *  capability 9.0. */
-inline glm_batch_settings glm_batch_settings_for(const opencl::device_info& d) {
+inline glm_batch_settings tuned_batch_settings(const opencl::device_info& d) {
   static const opencl::device_entry<glm_batch_settings> table[] = {
       {"NVIDIA", "", 90, internal::with_tensor_cores()},  // H100, H200
       {"", "", 0, glm_batch_settings()},                  // any other device
   };
   return opencl::lookup(table, d);
 }
+
+#ifdef CLBAYES_OPENCL
+/** The settings for the selected device. */
+inline glm_batch_settings tuned_batch_settings() {
+  return tuned_batch_settings(opencl::context::instance().info());
+}
+#endif
 
 }  // namespace glm
 }  // namespace clbayes
@@ -277,12 +285,14 @@ inline glm_batch_result read_sums(const glm_workspace& w, const glm_batch_params
 
 /**
  * Log densities (and gradients when `gradient`) of the P points of `p` for
- * data on the device: the same contract as glm_lp_batch_cpu. `tune`: the
- * path's settings (glm_batch_settings_for the selected device by default).
+ * data on the device: the same contract as glm_lp_batch_cpu. `settings`: the
+ * path's settings (by default the selected device's, tuned_batch_settings).
  */
 inline glm_batch_result glm_lp_batch_opencl(const glm_data_cl& data, const glm_batch_params& p,
                                             bool gradient, bool propto,
-                                            const glm_batch_settings& tune) {
+                                            const std::optional<glm_batch_settings>&
+                                                settings = std::nullopt) {
+  const glm_batch_settings tune = settings ? *settings : tuned_batch_settings();
   const int n = data.n, k = data.k, P = p.n_points;
   if (n == 0) return zero_batch_result(p, k, gradient);
   const glm_batch_path path = tune.path_for(P, k, p.fam);
@@ -290,12 +300,11 @@ inline glm_batch_result glm_lp_batch_opencl(const glm_data_cl& data, const glm_b
     return internal::single_calls(data, p, gradient, propto);
   data.x.check_device("x");
   const opencl::device_info& info = opencl::context::instance().info();
-  const bool has_extra = p.extra != nullptr;
   glm_workspace& w = data.work;
 
   // Parameters: alpha and sigma|phi in one upload, B (k x P) in another.
   w.host.assign(p.alpha, p.alpha + P);
-  if (has_extra) w.host.insert(w.host.end(), p.extra, p.extra + P);
+  if (p.extra != nullptr) w.host.insert(w.host.end(), p.extra, p.extra + P);
   internal::ensure(w.batch_params, static_cast<long long>(w.host.size()));
   internal::write_async(w.batch_params, w.host);
   internal::ensure_shape(w.batch_beta, k, P);
@@ -360,13 +369,6 @@ inline glm_batch_result glm_lp_batch_opencl(const glm_data_cl& data, const glm_b
   glm_batch_result res = internal::read_sums(w, p, k, gradient, false);
   if (gradient && k > 0) opencl::from_matrix_cl(w.d_beta, res.d_beta.data());
   return res;
-}
-
-/** The same with the selected device's settings. */
-inline glm_batch_result glm_lp_batch_opencl(const glm_data_cl& data, const glm_batch_params& p,
-                                            bool gradient, bool propto) {
-  return glm_lp_batch_opencl(data, p, gradient, propto,
-                             glm_batch_settings_for(opencl::context::instance().info()));
 }
 
 }  // namespace glm
