@@ -166,7 +166,6 @@ inline void cholesky_host(const double* a, int rows, int cols, bool upper, doubl
     // check, and after the last one the symmetry check over all of A.
     auto arrive = [&](int j) {
       ctx.main_queue().flush();  // what is enqueued runs while the host copies
-      ctx.side_queue().flush();
       const auto cc = columns(j);
       stream.write(a_dev.buffer(), cc.first * column_bytes,
                    reinterpret_cast<const char*>(a + static_cast<std::size_t>(cc.first) * n),
@@ -187,25 +186,22 @@ inline void cholesky_host(const double* a, int rows, int cols, bool upper, doubl
       return there;
     };
     // Block column k of L is final once panel k is; block column k of U
-    // reads row block k of L, final then too: made on the queue that
-    // factored the panel, right after it.
+    // reads row block k of L, final then too: made on the main queue (the
+    // schedule's only one), right after the panel.
     auto finished = [&](int k, const cl::Event& done) {
       cl::Event ready = done;
       if (upper) {
         const auto cc = columns(k);
         opencl::kernels::upper_columns_of_lower(cl::NDRange(n, cc.second), u, w, n, cc.first,
                                                 cc.second);
-        ready = internal::queue_marker(ctx.queue());
+        ready = internal::queue_marker(ctx.main_queue());
       }
-      // The download thread waits for `ready`, which waits on the main
-      // queue's markers too: both are submitted before it sees it.
+      // The download thread waits for `ready`: submitted before it sees it.
       ctx.main_queue().flush();
-      ctx.queue().flush();
       down.push(ready);
     };
     internal::cholesky_left_looking(w, sh.nb, sh.ib, flag, s.gemm, arrive, finished);
     ctx.main_queue().flush();
-    ctx.side_queue().flush();
     down.finish();
     ctx.finish_all();
   } catch (const cl::Error& e) {
