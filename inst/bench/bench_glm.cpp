@@ -30,6 +30,8 @@
 // device (parameters up, partial sums down, as in an MCMC step); "+ upload"
 // adds copying x and y to the device. GB/s counts the bytes of x read once.
 
+#include "cli.hpp"
+
 #include <clbayes/glm/glm_batch.hpp>
 #include <clbayes/glm/glm_lp.hpp>
 #include <clbayes/opencl.hpp>
@@ -419,10 +421,7 @@ int main(int argc, char** argv) {
   };
   for (int a = 1; a < argc; ++a) {
     std::string s = argv[a];
-    auto next = [&]() -> const char* {
-      if (a + 1 >= argc) { std::fprintf(stderr, "%s needs a value\n", s.c_str()); std::exit(2); }
-      return argv[++a];
-    };
+    auto next = [&] { return option_value(a, argc, argv); };
     if (s == "--reps") reps = std::atoi(next());
     else if (s == "--tune") tune_run = true;
     else if (s == "--points") {

@@ -19,6 +19,8 @@
 // X_b B and X_b' D alone (Eigen, the batch's blocks of rows), and the row
 // math alone (the batch with no predictors, k = 0).
 
+#include "cli.hpp"
+
 #include <clbayes/glm/glm_batch.hpp>
 #include <clbayes/glm/glm_lp.hpp>
 
@@ -206,13 +208,7 @@ int main(int argc, char** argv) {
 #endif
   for (int a = 1; a < argc; ++a) {
     const std::string s = argv[a];
-    auto next = [&]() -> const char* {
-      if (a + 1 >= argc) {
-        std::fprintf(stderr, "%s needs a value\n", s.c_str());
-        std::exit(2);
-      }
-      return argv[++a];
-    };
+    auto next = [&] { return option_value(a, argc, argv); };
     if (s == "--n") n = std::atoi(next());
     else if (s == "--k") k = std::atoi(next());
     else if (s == "--points") P = std::atoi(next());

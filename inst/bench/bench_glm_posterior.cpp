@@ -18,6 +18,7 @@
 // by 2). Prints min bulk ESS, wall time, min ES/s, time per iteration,
 // density calls per iteration and points per call.
 
+#include "cli.hpp"
 #include "logistic_posterior.hpp"
 
 #include <clbayes/slice/sampler.hpp>
@@ -43,10 +44,7 @@ args parse(int argc, char** argv) {
   args a;
   for (int i = 1; i < argc; ++i) {
     const std::string s = argv[i];
-    auto next = [&]() -> const char* {
-      if (i + 1 >= argc) { std::fprintf(stderr, "%s needs a value\n", s.c_str()); std::exit(2); }
-      return argv[++i];
-    };
+    auto next = [&] { return option_value(i, argc, argv); };
     if (s == "--device") a.device = true;
     else if (s == "--cpu") a.device = false;
     else if (s == "--per-point") a.per_point = true;

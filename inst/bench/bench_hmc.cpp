@@ -32,6 +32,7 @@
 // truth.
 
 #include "bench_mcmc.hpp"
+#include "cli.hpp"
 #include "logistic_posterior.hpp"
 
 #include <clbayes/glm/glm_batch.hpp>
@@ -71,10 +72,7 @@ args parse(int argc, char** argv) {
   args a;
   for (int i = 1; i < argc; ++i) {
     const std::string s = argv[i];
-    auto next = [&]() -> const char* {
-      if (i + 1 >= argc) { std::fprintf(stderr, "%s needs a value\n", s.c_str()); std::exit(2); }
-      return argv[++i];
-    };
+    auto next = [&] { return option_value(i, argc, argv); };
     if (s == "--device") a.device = true;
     else if (s == "--cpu") a.device = false;
     else if (s == "--model") a.model = next();
