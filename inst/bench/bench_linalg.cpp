@@ -21,7 +21,7 @@
 // Settings (linalg/settings.hpp; default: the device's row of the table):
 //          --gemm-kernel tiled|double-buffered --large-tiles TM,TN,TK,WPTM,WPTN
 //          --small-below PCT --mma 0|1 (the FP64 tensor cores where the
-//          compiler builds them) --mma-stages S (2 or 3) --narrow-cols C --narrow-tm 64|128
+//          compiler builds them) --narrow-cols C --narrow-tm 64|128
 //          --outer-block NB --outer-block-large NB --large-from N
 //          --host-block NB (block columns of the streamed host path)
 //          --chol-block B --leaf-t T --trailing-reserve U --grad-block G
@@ -68,7 +68,6 @@ int main(int argc, char** argv) {
       }
       else if (a == "--small-below") s.gemm.small_below_pct = std::max(0, next());
       else if (a == "--mma") s.gemm.tensor_cores = next() != 0;
-      else if (a == "--mma-stages") s.gemm.mma_stages = next();
       else if (a == "--narrow-cols") s.gemm.narrow_cols = std::max(0, next());
       else if (a == "--narrow-tm") { s.gemm.narrow.tm = next(); s.gemm.narrow.wptm = s.gemm.narrow.tm / 16; }
       else if (a == "--outer-block") s.cholesky.outer_block = std::max(1, next());

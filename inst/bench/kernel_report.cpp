@@ -3,10 +3,8 @@
 // -cl-nv-verbose, and prints the build log (ptxas: registers, spill
 // stores and loads) and the kernel's private memory.
 //   ./kernel_report glm_batch_mma FAMILY=1 WARPS=8 KS=13 MG=7 MMA=1 [-cl-nv-maxrregcount=128]
-//   ./kernel_report gemm_mma TM=128 TN=128 TK=8 STAGES=3 TRANS_A=0 TRANS_B=0 PERSISTENT=0 ASYNC=1
 // Other platforms print their own build log (often empty).
 
-#include <clbayes/kernels/gemm_mma.hpp>
 #include <clbayes/kernels/glm_batch_mma.hpp>
 
 #include <cstdio>
@@ -14,14 +12,13 @@
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s glm_batch_mma|gemm_mma [NAME=VALUE ...] [-option ...]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s glm_batch_mma [NAME=VALUE ...] [-option ...]\n", argv[0]);
     return 2;
   }
   namespace k = clbayes::opencl::kernels;
   const std::string name = argv[1];
   const char* source = nullptr;
   if (name == "glm_batch_mma") source = k::glm_batch_mma_program();
-  if (name == "gemm_mma") source = k::gemm_mma_source;
   if (source == nullptr) {
     std::fprintf(stderr, "unknown kernel %s\n", name.c_str());
     return 2;

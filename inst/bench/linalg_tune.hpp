@@ -135,12 +135,12 @@ inline std::string flags_of(const la::linalg_settings& s) {
   char buf[512];
   std::snprintf(buf, sizeof buf,
                 "--gemm-kernel %s --large-tiles %d,%d,%d,%d,%d --small-below %d --narrow-cols %d "
-                "--narrow-tm %d --mma %d --mma-stages %d --outer-block %d --outer-block-large %d --large-from %d "
+                "--narrow-tm %d --mma %d --outer-block %d --outer-block-large %d --large-from %d "
                 "--chol-block %d --leaf-t %d --trailing-reserve %d --grad-block %d --diag-block %d "
                 "--host-block %d",
                 kernel_name(s.gemm.kernel), t.tm, t.tn, t.tk, t.wptm, t.wptn,
                 s.gemm.small_below_pct, s.gemm.narrow_cols, s.gemm.narrow.tm,
-                s.gemm.tensor_cores ? 1 : 0, s.gemm.mma_stages, s.cholesky.outer_block,
+                s.gemm.tensor_cores ? 1 : 0, s.cholesky.outer_block,
                 s.cholesky.outer_block_large, s.cholesky.large_from, s.cholesky.leaf_rows,
                 s.cholesky.leaf_threads, s.cholesky.trailing_reserve, s.cholesky.grad_block,
                 s.diag_block, s.cholesky.host_block);

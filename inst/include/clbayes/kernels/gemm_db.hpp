@@ -1,8 +1,7 @@
 #ifndef CLBAYES_KERNELS_GEMM_DB_HPP
 #define CLBAYES_KERNELS_GEMM_DB_HPP
 
-// The double-buffered GEMM kernel on FMAs (linalg::gemm_kernel::double_buffered;
-// the tensor cores have kernels/gemm_mma.hpp),
+// The double-buffered GEMM kernel (linalg::gemm_kernel::double_buffered),
 // same arguments and semantics as the tiled one of kernels/gemm.hpp
 // (views, lower-only C, batches, split-k), built to keep the FP64 units of
 // a large GPU busy:
@@ -36,6 +35,11 @@ namespace opencl {
 namespace kernels {
 
 inline const char* gemm_db_source = R"(
+#if MMA
+#define PAD2 2  // rows of TM + 4 doubles: a warp's fragment reads hit distinct banks
+#else
+#define PAD2 1
+#endif
 #define RTSM (TM / WPTM)
 #define RTSN (TN / WPTN)
 #define NT (RTSM * RTSN)
@@ -132,7 +136,7 @@ void load_b_full(double* st, __global const double* B, long b_base, int ldb, int
 }
 
 // Registers -> local tile: the layouts of load_a / load_b.
-void store_a(__local double2 (*tile)[TM / 2 + 1], const double* st, int tid) {
+void store_a(__local double2 (*tile)[TM / 2 + PAD2], const double* st, int tid) {
 #pragma unroll
   for (int l = 0; l < LA; ++l) {
     const int e = tid + l * NT;
@@ -145,7 +149,7 @@ void store_a(__local double2 (*tile)[TM / 2 + 1], const double* st, int tid) {
   }
 }
 
-void store_b(__local double2 (*tile)[TN / 2 + 1], const double* st, int tid) {
+void store_b(__local double2 (*tile)[TN / 2 + PAD2], const double* st, int tid) {
 #pragma unroll
   for (int l = 0; l < LB; ++l) {
     const int e = tid + l * NT;
@@ -170,8 +174,8 @@ void gemm_db(__global double* C, __global const double* A,
                       long b_off, int ldb, long b_stride,
                       long c_off, int ldc, long c_stride,
                       double alpha, double beta, int views, int splits) {
-  __local double2 a_tile[2][TK][TM / 2 + 1];
-  __local double2 b_tile[2][TK][TN / 2 + 1];
+  __local double2 a_tile[2][TK][TM / 2 + PAD2];
+  __local double2 b_tile[2][TK][TN / 2 + PAD2];
   const int tid = get_local_id(1) * RTSM + get_local_id(0);
   const int tx = get_local_id(0);
   const int ty = get_local_id(1);
@@ -209,11 +213,29 @@ void gemm_db(__global double* C, __global const double* A,
   const long a_base = a_off + item * a_stride;
   const long b_base = b_off + item * b_stride;
 
+#if MMA
+  // The 8 warps (32 consecutive tid) in a 2 x 4 grid over the tile: warp
+  // (wm, wn) owns MT x NTL blocks of 16 x 8 of C from row wm0, column wn0,
+  // each accumulated by mma.m16n8k8 on the FP64 tensor cores (PTX, sm_90;
+  // fragment layouts of the PTX ISA: lane = 4 lg + lt).
+#define MT (TM / 32)
+#define NTL (TN / 32)
+  const int lane = tid % 32, lg = lane >> 2, lt = lane & 3;
+  const int wm0 = (tid / 32) % 2 * (TM / 2), wn0 = (tid / 64) * (TN / 4);
+  double acc[MT][NTL][4];
+#pragma unroll
+  for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+    for (int nt = 0; nt < NTL; ++nt)
+#pragma unroll
+      for (int c = 0; c < 4; ++c) acc[mt][nt][c] = 0.0;
+#else
   double acc[WPTM][WPTN];
 #pragma unroll
   for (int wm = 0; wm < WPTM; ++wm)
 #pragma unroll
     for (int wn = 0; wn < WPTN; ++wn) acc[wm][wn] = 0.0;
+#endif
 
   double a_st[LA];
   double b_st[LB];
@@ -243,6 +265,34 @@ void gemm_db(__global double* C, __global const double* A,
       load_a(a_st, A, a_base, lda, m, i0, t + TK, k_hi, views, tid);
       load_b(b_st, B, b_base, ldb, n, j0, t + TK, k_hi, views, tid);
     }
+#if MMA
+#pragma unroll
+    for (int k8 = 0; k8 < TK; k8 += 8) {
+      double af[MT][4];
+      double bf[NTL][2];
+#pragma unroll
+      for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+        for (int i = 0; i < 4; ++i)  // A(row lg + 8 (i % 2), col lt + 4 (i / 2))
+          af[mt][i] = ((__local double*)a_tile[buf][k8 + lt + 4 * (i / 2)])
+              [wm0 + mt * 16 + lg + 8 * (i % 2)];
+#pragma unroll
+      for (int nt = 0; nt < NTL; ++nt)
+#pragma unroll
+        for (int i = 0; i < 2; ++i)  // B(row lt + 4 i, col lg)
+          bf[nt][i] = ((__local double*)b_tile[buf][k8 + lt + 4 * i])[wn0 + nt * 8 + lg];
+#pragma unroll
+      for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+        for (int nt = 0; nt < NTL; ++nt)
+          asm("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 "
+              "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+              : "+d"(acc[mt][nt][0]), "+d"(acc[mt][nt][1]), "+d"(acc[mt][nt][2]),
+                "+d"(acc[mt][nt][3])
+              : "d"(af[mt][0]), "d"(af[mt][1]), "d"(af[mt][2]), "d"(af[mt][3]),
+                "d"(bf[nt][0]), "d"(bf[nt][1]));
+    }
+#else
 #pragma unroll
     for (int kk = 0; kk < TK; ++kk) {
       double2 a_reg[WPTM / 2];
@@ -262,6 +312,7 @@ void gemm_db(__global double* C, __global const double* A,
               fma(a_reg[q].y, b_reg[r].y, acc[2 * q + 1][2 * r + 1]);
         }
     }
+#endif
     // The other buffer was last read before the previous barrier.
     if (more) {
       store_a(a_tile[buf ^ 1], a_st, tid);
@@ -272,6 +323,23 @@ void gemm_db(__global double* C, __global const double* A,
   }
 
   const long c_base = c_off + z * c_stride;
+#if MMA
+#pragma unroll
+  for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+    for (int nt = 0; nt < NTL; ++nt)
+#pragma unroll
+      for (int c = 0; c < 4; ++c) {  // C(row lg + 8 (c / 2), col 2 lt + c % 2)
+        const int i = i0 + wm0 + mt * 16 + lg + 8 * (c / 2);
+        const int j = j0 + wn0 + nt * 8 + 2 * lt + (c % 2);
+        if (i < m && j < n && !((views & C_LOWER_ONLY) && i < j)) {
+          const long at = c_base + (long)j * ldc + i;
+          double v = alpha * acc[mt][nt][c];
+          if (beta != 0.0) v += beta * C[at];
+          C[at] = v;
+        }
+      }
+#else
 #pragma unroll
   for (int wn = 0; wn < WPTN; ++wn) {
     const int j = j0 + 2 * (ty + (wn / 2) * RTSN) + (wn & 1);
@@ -286,11 +354,12 @@ void gemm_db(__global double* C, __global const double* A,
       }
     }
   }
+#endif
   }  // tile
 }
 )";
 
-/** Build options of the kernel objects below. The tiles here are
+/** Build options of the kernel objects below. The tiles and MMA here are
  *  only the first build's: linalg::gemm sets them from its gemm_settings
  *  (linalg/settings.hpp) before every launch. 128 x 128 tiles, 8 x 8 per
  *  work item (256 work items), TK 8 so that the two buffers fit 48 KB. */
@@ -298,7 +367,7 @@ inline std::map<std::string, int> gemm_db_options(int trans_a, int trans_b,
                                                   int persistent = 0) {
   return {{"TM", 128}, {"TN", 128}, {"TK", 8}, {"WPTM", 8}, {"WPTN", 8},
           {"TRANS_A", trans_a}, {"TRANS_B", trans_b}, {"PERSISTENT", persistent},
-          {"FAST_INTERIOR", 1}};
+          {"FAST_INTERIOR", 1}, {"MMA", 0}};
 }
 
 /** The small-tile variant used when big tiles would leave compute units
@@ -308,7 +377,7 @@ inline std::map<std::string, int> gemm_db_options(int trans_a, int trans_b,
 inline std::map<std::string, int> gemm_db_small_options(int trans_a, int trans_b) {
   return {{"TM", 64}, {"TN", 64}, {"TK", 16}, {"WPTM", 4}, {"WPTN", 4},
           {"TRANS_A", trans_a}, {"TRANS_B", trans_b}, {"PERSISTENT", 0},
-          {"FAST_INTERIOR", 1}};
+          {"FAST_INTERIOR", 1}, {"MMA", 0}};
 }
 
 inline gemm_kernel gemm_db_nn("gemm_db", gemm_db_source, gemm_db_options(0, 0));
@@ -332,7 +401,7 @@ inline gemm_kernel gemm_db_p_tt("gemm_db", gemm_db_source, gemm_db_options(1, 1,
 inline std::map<std::string, int> gemm_db_narrow_options(int trans_a, int trans_b) {
   return {{"TM", 64}, {"TN", 32}, {"TK", 16}, {"WPTM", 4}, {"WPTN", 2},
           {"TRANS_A", trans_a}, {"TRANS_B", trans_b}, {"PERSISTENT", 0},
-          {"FAST_INTERIOR", 1}};
+          {"FAST_INTERIOR", 1}, {"MMA", 0}};
 }
 
 inline gemm_kernel gemm_db_narrow_nn("gemm_db", gemm_db_source, gemm_db_narrow_options(0, 0));

@@ -11,7 +11,6 @@
 #include "../error.hpp"
 #include "../kernels/gemm.hpp"
 #include "../kernels/gemm_db.hpp"
-#include "../kernels/gemm_mma.hpp"
 #include "../kernels/matrix_vector.hpp"
 #include "../opencl/matrix_cl.hpp"
 #include "../opencl/transpose.hpp"
@@ -98,22 +97,17 @@ inline std::map<std::string, int> tile_options(const gemm_tiles& t) {
 }
 
 // Local memory of the double-buffered kernel's two buffers of op(A) and
-// op(B) tiles (rows padded by one double2).
-inline std::uint64_t gemm_db_local_bytes(const gemm_tiles& t) {
-  return 2ULL * t.tk * (t.tm / 2 + 1 + t.tn / 2 + 1) * 16;
+// op(B) tiles (rows padded by one double2, two with the tensor cores).
+inline std::uint64_t gemm_db_local_bytes(const gemm_tiles& t, bool mma) {
+  const int pad = mma ? 2 : 1;
+  return 2ULL * t.tk * (t.tm / 2 + pad + t.tn / 2 + pad) * 16;
 }
 
-// The tensor-core kernel's stages (unpadded).
-inline std::uint64_t gemm_mma_local_bytes(const gemm_tiles& t, int stages) {
-  return 8ULL * stages * t.tk * (t.tm + t.tn);
-}
-
-// Whether the selected device's OpenCL compiler builds the tensor-core
-// kernel's PTX (mma.m16n8k8 in f64 and cp.async, compute capability 9.0):
-// checked once per device selection. Where it does not, a setting that
-// asks for the tensor cores runs the same kernel with FMAs and plain
-// copies (ASYNC = 0), which is how the layouts are tested on PoCL.
-inline bool mma_ptx_builds() {
+// Whether the selected device's OpenCL compiler builds the double-buffered
+// kernel on the FP64 tensor cores (the f64 mma.m16n8k8 shape, PTX for
+// compute capability 9.0): checked once per device selection, for devices
+// whose settings ask for the tensor cores.
+inline bool mma_builds(const gemm_tiles& large) {
   static unsigned generation = 0;
   static bool builds = false;
   opencl::context& ctx = opencl::context::instance();
@@ -121,35 +115,33 @@ inline bool mma_ptx_builds() {
   generation = ctx.generation();
   builds = false;
   try {
-    std::map<std::string, int> options = opencl::kernels::gemm_mma_options(0, 0, 0);
-    options["ASYNC"] = 1;
-    ctx.kernel("gemm_mma", opencl::kernels::gemm_mma_source,
+    std::map<std::string, int> options = opencl::kernels::gemm_db_options(0, 0);
+    for (const auto& kv : tile_options(large)) options[kv.first] = kv.second;
+    options["MMA"] = 1;
+    ctx.kernel("gemm_db", opencl::kernels::gemm_db_source,
                opencl::internal::build_options(options));
     builds = true;
   } catch (const std::exception&) {
-    builds = false;
+    builds = false;  // no such shape in this compiler: the FMA kernel
   }
   return builds;
 }
 
-// The kernel for one product and the tiles it runs with.
+// The kernel object for one product, the tiles it runs with and whether
+// on the tensor cores.
 struct gemm_choice {
   opencl::kernels::gemm_kernel* kernel;
   gemm_tiles tiles;
   bool mma;
-  opencl::kernels::gemm_mma_class mma_class;
 };
 
 // The kernel for an m x n product (batch items): the tiled kernel where
 // the settings ask for it or the double-buffered kernel's local memory does
-// not fit; else large, small or narrow tiles (gemm_settings) of the
-// tensor-core kernel where the settings ask for the tensor cores and its
-// stages fit, of the double-buffered kernel otherwise. On small devices
-// (fewer work items per group than the tiles need) any tiles become
-// 32 x 32 with 4 x 4 per work item.
+// not fit; else the double-buffered kernel's large, small or narrow tiles
+// (gemm_settings). On small devices (fewer work items per group than the
+// tiles need) any tiles become 32 x 32 with 4 x 4 per work item.
 inline gemm_choice choose_kernel(bool ta, bool tb, int m, int n, int batch, bool lower_only,
                                  const gemm_settings& s) {
-  using opencl::kernels::gemm_mma_class;
   const opencl::device_info& info = opencl::context::instance().info();
   auto fit = [&](gemm_tiles t) {
     if (static_cast<std::size_t>(t.tm / t.wptm) * (t.tn / t.wptn) > info.max_work_group_size)
@@ -157,17 +149,15 @@ inline gemm_choice choose_kernel(bool ta, bool tb, int m, int n, int batch, bool
     return t;
   };
   // The tensor cores need tiles that fit the warp layout (TM, TN multiples
-  // of 32, TK 8 or 16, 256 work items) and stages that fit local memory.
+  // of 32, TK of 8, 256 work items).
   auto mma = [&](const gemm_tiles& t) {
-    return s.tensor_cores && t.tm % 32 == 0 && t.tn % 32 == 0 && (t.tk == 8 || t.tk == 16) &&
-           (t.tm / t.wptm) * (t.tn / t.wptn) == 256 &&
-           gemm_mma_local_bytes(t, s.mma_stages) <= info.local_mem;
+    return s.tensor_cores && t.tm % 32 == 0 && t.tn % 32 == 0 && t.tk % 8 == 0 &&
+           (t.tm / t.wptm) * (t.tn / t.wptn) == 256 && mma_builds(fit(s.large));
   };
   const gemm_tiles large = fit(s.large);
-  if (s.kernel == gemm_kernel::tiled ||
-      (!mma(large) && gemm_db_local_bytes(large) > info.local_mem))
-    return {&gemm_tiled_variant(ta, tb), fit(s.tiled), false, gemm_mma_class::large};
-  gemm_choice c{&gemm_db_variant(ta, tb, false), large, false, gemm_mma_class::large};
+  if (s.kernel == gemm_kernel::tiled || gemm_db_local_bytes(large, mma(large)) > info.local_mem)
+    return {&gemm_tiled_variant(ta, tb), fit(s.tiled), false};
+  gemm_choice c{&gemm_db_variant(ta, tb, false), large, false};
   if (s.small_below_pct > 0) {
     const long long tm = large.tm, tn = large.tn;
     const long long row_tiles = (m + tm - 1) / tm;
@@ -176,34 +166,26 @@ inline gemm_choice choose_kernel(bool ta, bool tb, int m, int n, int batch, bool
       tiles += lower_only ? row_tiles - std::min(row_tiles, j0 / tm) : row_tiles;
     tiles *= batch;
     if (tiles * 100 < static_cast<long long>(s.small_below_pct) * info.compute_units)
-      c = {&gemm_db_variant(ta, tb, true), fit(s.small), false, gemm_mma_class::small};
+      c = {&gemm_db_variant(ta, tb, true), fit(s.small), false};
   }
   const gemm_tiles narrow = fit(s.narrow);
-  if (n <= s.narrow_cols && (mma(narrow) || gemm_db_local_bytes(narrow) <= info.local_mem))
-    c = {&gemm_db_narrow(ta, tb), narrow, false, gemm_mma_class::narrow};
-  if (mma(c.tiles)) {
-    c.mma = true;
-    c.kernel = &opencl::kernels::gemm_mma_kernel(c.mma_class, ta, tb);
-  } else if (gemm_db_local_bytes(c.tiles) > info.local_mem) {
-    c = {&gemm_tiled_variant(ta, tb), fit(s.tiled), false, gemm_mma_class::large};
-  }
+  if (n <= s.narrow_cols && gemm_db_local_bytes(narrow, mma(narrow)) <= info.local_mem)
+    c = {&gemm_db_narrow(ta, tb), narrow, false};
+  c.mma = mma(c.tiles);
   return c;
 }
 
-// The kernel object built for these tiles: a kernel_cl keeps the variant
+// The kernel object built for these tiles (and, for the double-buffered
+// kernel, with or without the tensor cores): a kernel_cl keeps the variant
 // it last ran, so this changes nothing while the settings do not.
-inline void configure(opencl::kernels::gemm_kernel& k, const gemm_tiles& t, bool mma,
-                      int stages) {
+inline void configure(opencl::kernels::gemm_kernel& k, const gemm_tiles& t, bool double_buffered,
+                      bool mma) {
   k.set_option("TM", t.tm);
   k.set_option("TN", t.tn);
   k.set_option("TK", t.tk);
-  if (mma) {
-    k.set_option("STAGES", stages);
-    k.set_option("ASYNC", mma_ptx_builds() ? 1 : 0);
-  } else {
-    k.set_option("WPTM", t.wptm);
-    k.set_option("WPTN", t.wptn);
-  }
+  k.set_option("WPTM", t.wptm);
+  k.set_option("WPTN", t.wptn);
+  if (double_buffered) k.set_option("MMA", mma ? 1 : 0);
 }
 
 // Bits of the kernel's `views` argument for op(X) given X's stored view.
@@ -241,23 +223,17 @@ inline void gemm(matrix_cl& c, int ci, int cj, long long c_stride,
       internal::choose_kernel(a.trans, b.trans, m, n, opt.batch, opt.lower_only, opt.tune);
   const gemm_tiles& t = chosen.tiles;
   const int tm = t.tm, tn = t.tn, tk = t.tk;
+  const int rtsm = tm / t.wptm, rtsn = tn / t.wptn;
   const long long tiles_m = (m + tm - 1) / tm, tiles_n = (n + tn - 1) / tn;
   cl::NDRange groups(tiles_m, tiles_n);
-  if (opt.max_groups > 0 && tiles_m * tiles_n > opt.max_groups) {
-    if (chosen.mma && chosen.mma_class == opencl::kernels::gemm_mma_class::large) {
-      chosen.kernel = &opencl::kernels::gemm_mma_kernel(
-          opencl::kernels::gemm_mma_class::persistent, a.trans, b.trans);
-      groups = cl::NDRange(opt.max_groups, 1);
-    } else if (chosen.kernel == &internal::gemm_db_variant(a.trans, b.trans, false)) {
-      chosen.kernel = &internal::gemm_db_persistent(a.trans, b.trans);
-      groups = cl::NDRange(opt.max_groups, 1);
-    }
+  if (opt.max_groups > 0 && tiles_m * tiles_n > opt.max_groups &&
+      chosen.kernel == &internal::gemm_db_variant(a.trans, b.trans, false)) {
+    chosen.kernel = &internal::gemm_db_persistent(a.trans, b.trans);
+    groups = cl::NDRange(opt.max_groups, 1);
   }
   opencl::kernels::gemm_kernel& kern = *chosen.kernel;
-  internal::configure(kern, t, chosen.mma, opt.tune.mma_stages);
-  // Work groups: (TM / WPTM) x (TN / WPTN) items; the tensor-core kernel
-  // takes its 256 as one dimension.
-  const int rtsm = chosen.mma ? 256 : tm / t.wptm, rtsn = chosen.mma ? 1 : tn / t.wptn;
+  internal::configure(kern, t, chosen.kernel != &internal::gemm_tiled_variant(a.trans, b.trans),
+                      chosen.mma);
   const int views = internal::view_bits(a, 1, 2) | internal::view_bits(b, 4, 8) |
                     (opt.lower_only ? 16 : 0);
   int splits = opt.splits > 0 ? opt.splits

@@ -53,12 +53,10 @@ struct gemm_settings {
    *  logs/history.md, H200 runs of 2026-11-24). */
   gemm_tiles narrow = {64, 32, 16, 4, 2};
   int narrow_cols = 32;
-  /** The tensor-core kernel (kernels/gemm_mma.hpp: mma.sync.m16n8k8 and
-   *  cp.async by inline PTX) instead of the double-buffered one, for every
-   *  tile class whose tiles fit its warp layout, ... */
+  /** The double-buffered kernel multiplies on the FP64 tensor cores (MMA
+   *  = 1 in kernels/gemm_db.hpp: mma.sync.m16n8k8 by inline PTX) where the
+   *  tiles fit the warp layout and the device's compiler builds it. */
   bool tensor_cores = false;
-  /** ... with this many local buffers per operand. */
-  int mma_stages = 3;
 };
 
 /** The Cholesky's device schedule (linalg/cholesky_panel.hpp). */
