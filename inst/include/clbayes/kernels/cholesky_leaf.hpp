@@ -15,8 +15,7 @@
 // every column is scaled by 1 / sqrt of its pivot. Column j is only read
 // in step j, so one barrier per step suffices.
 // Inverse: forward substitution L X = I with X in registers, the finished
-// row j of X broadcast through a double-buffered local row, interleaved
-// with the elimination (row j is finished in step j, used in step j + 1).
+// row j of X broadcast through a double-buffered local row.
 
 #include "../opencl/kernel_cl.hpp"
 
@@ -28,18 +27,6 @@ namespace kernels {
 
 inline const char* cholesky_leaf_source = R"(
 #define CPT ((CHOLESKY_BLOCK + LEAF_T - 1) / LEAF_T)
-
-/* Row q of X = L^{-1} (in row) into this item's part of row i > q:
-   x -= L_iq x_q, with L_iq = L[i][q] rs (L unscaled, rs = 1 / sqrt(pivot q)). */
-void take_row(double* x, __local double (*L)[CHOLESKY_BLOCK + 1], __local const double* row,
-              int i, int t, int q, double rs) {
-  if (i <= q) return;
-  const double liq = L[i][q] * rs;
-  for (int s = 0; s < CPT; ++s) {
-    const int c = t + s * LEAF_T;
-    if (c <= q) x[s] = fma(-liq, row[c], x[s]);
-  }
-}
 
 /**
  * Factor in place the b x b block at (o, o) of the n x n column-major A
@@ -62,31 +49,12 @@ __kernel void cholesky_leaf(__global double* A, int n, int o, int b,
     const int c = t + s * LEAF_T;
     if (c < b) L[i][c] = A[base + (long)c * n + i];
   }
-  // Step j eliminates with pivot j and finishes row j of X = L^{-1}; the
-  // rows below take row j's contribution after the next barrier, so the
-  // factor and the inverse share b + 1 barriers. Column j of the
-  // unscaled L and the pivot are final at step j, so L_ij = L[i][j] /
-  // sqrt(p_j) is known then; row j of X has had every earlier row's
-  // contribution: x_j = (e_j - sum_{q<j} L_jq x_q) / L_jj.
-  double x[CPT];
-  for (int s = 0; s < CPT; ++s) x[s] = (t + s * LEAF_T == i) ? 1.0 : 0.0;
-  double rs = 0.0;  // 1 / sqrt(pivot j - 1) at step j
   for (int j = 0; j < b; ++j) {
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (j > 0) take_row(x, L, xrow[(j - 1) & 1], i, t, j - 1, rs);
     const double p = L[j][j];
     if (!(p > 0.0)) {  // uniform: every item reads the same pivot
       if (i == 0 && t == 0) atomic_cmpxchg(flag, 0, o + j + 1);
       return;
-    }
-    rs = 1.0 / sqrt(p);
-    if (i == j) {  // readers of this buffer (step j - 1's) passed the last barrier
-      __local double* row = xrow[j & 1];
-      for (int s = 0; s < CPT; ++s) {
-        const int c = t + s * LEAF_T;
-        x[s] *= rs;
-        if (c < b) row[c] = x[s];
-      }
     }
     if (i > j) {
       const double f = L[i][j] / p;
@@ -97,12 +65,44 @@ __kernel void cholesky_leaf(__global double* A, int n, int o, int b,
     }
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-  if (b > 0) take_row(x, L, xrow[(b - 1) & 1], i, t, b - 1, rs);
   // Scale: L[i][c] / sqrt(pivot c); the diagonal becomes sqrt(pivot).
+  double l[CPT];
   for (int s = 0; s < CPT; ++s) {
     const int c = t + s * LEAF_T;
-    if (c < b) A[base + (long)c * n + i] =
-        c > i ? 0.0 : c == i ? sqrt(L[i][i]) : L[i][c] / sqrt(L[c][c]);
+    l[s] = 0.0;
+    if (c < b && c <= i) l[s] = c == i ? sqrt(L[i][i]) : L[i][c] / sqrt(L[c][c]);
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int s = 0; s < CPT; ++s) {
+    const int c = t + s * LEAF_T;
+    if (c < b) {
+      L[i][c] = l[s];
+      A[base + (long)c * n + i] = l[s];
+    }
+  }
+  // X = L^{-1}, row j finished at step j: x_j = (e_j - sum_{c<j} L_jc x_c) / L_jj.
+  double x[CPT];
+  for (int s = 0; s < CPT; ++s) x[s] = (t + s * LEAF_T == i) ? 1.0 : 0.0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int j = 0; j < b; ++j) {
+    __local double* row = xrow[j & 1];
+    if (i == j) {
+      const double d = 1.0 / L[j][j];
+      for (int s = 0; s < CPT; ++s) {
+        const int c = t + s * LEAF_T;
+        x[s] *= d;
+        if (c < b) row[c] = x[s];
+      }
+    }
+    // Readers of this buffer two steps ago have all passed the last barrier.
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (i > j) {
+      const double lij = L[i][j];
+      for (int s = 0; s < CPT; ++s) {
+        const int c = t + s * LEAF_T;
+        if (c <= j) x[s] = fma(-lij, row[c], x[s]);
+      }
+    }
   }
   for (int s = 0; s < CPT; ++s) {
     const int c = t + s * LEAF_T;
