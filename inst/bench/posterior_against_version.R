@@ -38,8 +38,8 @@ fit <- if (new_api) {
   slice_sample_mv(model, init = init, n_iter = iters, warmup = iters, warmup_extend = 0,
                   width = 0.02, method = "univariate", n_proposals = 2, chains = chains,
                   seed = 3)
-} else {  # n_iter counted the warmup
-  slice_sample_mv(model, init = init, n_iter = 2 * iters, warmup = iters, width = 0.02,
+} else {  # the API before issue 15: no warmup extension
+  slice_sample_mv(model, init = init, n_iter = iters, warmup = iters, width = 0.02,
                   method = "univariate", n_proposals = 2, chains = chains, seed = 3)
 }
 elapsed <- proc.time()[["elapsed"]] - t0
