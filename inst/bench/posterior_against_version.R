@@ -34,14 +34,10 @@ model <- if (new_api) {
 init <- matrix(rnorm(chains * (k + 1), sd = 0.05), chains, k + 1)
 
 t0 <- proc.time()[["elapsed"]]
-fit <- if (new_api) {
-  slice_sample_mv(model, init = init, n_iter = iters, warmup = iters, warmup_extend = 0,
-                  width = 0.02, method = "univariate", n_proposals = 2, chains = chains,
-                  seed = 3)
-} else {  # the API before issue 15: no warmup extension
-  slice_sample_mv(model, init = init, n_iter = iters, warmup = iters, width = 0.02,
-                  method = "univariate", n_proposals = 2, chains = chains, seed = 3)
-}
+settings <- list(model, init = init, n_iter = iters, warmup = iters, width = 0.02,
+                 method = "univariate", n_proposals = 2, chains = chains, seed = 3)
+if (new_api) settings$warmup_extend <- 0  # the API before issue 15 had no extension
+fit <- do.call(slice_sample_mv, settings)
 elapsed <- proc.time()[["elapsed"]] - t0
 
 s <- summary(fit)
