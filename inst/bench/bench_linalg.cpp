@@ -10,7 +10,7 @@
 //   ./bench_linalg [options] [n ...]      (default n: 1024 2048 4096 8192 16384)
 // Options: --reps R (timed runs, median reported; default 5)
 //          --cpu-max N (largest n for the CPU path and CPU comparisons; 4096)
-//          --tune (sweep the tiles of both GEMM kernels at n = 4096, then the
+//          --tune (sweep the GEMM kernel's tiles at n = 4096, then the
 //                  Cholesky settings at n = 8192, the outer block at the
 //                  largest n >= 12288 and the gradient block size,
 //                  keeping the best of each)
@@ -19,7 +19,7 @@
 //                        n >= 4096, from the settings given)
 //          --profile (per-phase device times of the Cholesky at each n)
 // Settings (linalg/settings.hpp; default: the device's row of the table):
-//          --gemm-kernel tiled|double-buffered --large-tiles TM,TN,TK,WPTM,WPTN
+//          --large-tiles TM,TN,TK,WPTM,WPTN
 //          --small-below PCT --mma 0|1 (the FP64 tensor cores where the
 //          compiler builds them) --narrow-cols C --narrow-tm 64|128
 //          --outer-block NB --outer-block-large NB --large-from N
@@ -60,7 +60,6 @@ int main(int argc, char** argv) {
       else if (a == "--tune-gemm") tune_gemm_only = true;
       else if (a == "--tune-share") tune_shares = true;
       else if (a == "--profile") profile = true;
-      else if (a == "--gemm-kernel") s.gemm.kernel = parse_kernel(text());
       else if (a == "--large-tiles") {
         la::gemm_tiles& t = s.gemm.large;
         if (std::sscanf(text().c_str(), "%d,%d,%d,%d,%d", &t.tm, &t.tn, &t.tk, &t.wptm, &t.wptn) != 5)

@@ -74,43 +74,23 @@ Eigen::MatrixXd download(const matrix_cl& m) {
 
 matrix_cl upload(const Eigen::MatrixXd& m) { return cl_ops::to_matrix_cl(m.data(), m.rows(), m.cols()); }
 
-inline const char* kernel_name(la::gemm_kernel k) {
-  return k == la::gemm_kernel::tiled ? "tiled" : "double-buffered";
-}
-
-inline la::gemm_kernel parse_kernel(const std::string& s) {
-  if (s == "tiled") return la::gemm_kernel::tiled;
-  if (s == "double-buffered") return la::gemm_kernel::double_buffered;
-  throw std::runtime_error("--gemm-kernel must be tiled or double-buffered, not " + s);
-}
-
-// One GEMM configuration: the kernel and its tiles (the large tiles of the
-// double-buffered kernel).
-struct gemm_cfg {
-  la::gemm_kernel kernel;
-  la::gemm_tiles tiles;
-};
-
-inline la::gemm_settings with(la::gemm_settings s, const gemm_cfg& c) {
-  s.kernel = c.kernel;
-  (c.kernel == la::gemm_kernel::tiled ? s.tiled : s.large) = c.tiles;
+inline la::gemm_settings with_large(la::gemm_settings s, const la::gemm_tiles& t) {
+  s.large = t;
   return s;
 }
 
-// One Cholesky configuration: GEMM kernel, panel width (outer block), the
+// One Cholesky configuration: panel width (outer block), the
 // leaf's rows (CHOLESKY_BLOCK) and work items per row (LEAF_T), small-tile
 // GEMMs below this percentage of the compute units in large tiles
 // (gemm_settings::small_below_pct), compute units left to the panel by the
 // trailing update (cholesky_settings::trailing_reserve) and the narrow
 // tiles up to `narrow` columns with tile height narrow_tm.
 struct chol_cfg {
-  la::gemm_kernel kernel;
   int outer, leaf, lt, small, reserve, narrow, narrow_tm;
 };
 
 // The settings s with the configuration c (one outer block for every n).
 inline la::linalg_settings with(la::linalg_settings s, const chol_cfg& c) {
-  s.gemm.kernel = c.kernel;
   s.gemm.small_below_pct = c.small;
   s.gemm.narrow_cols = c.narrow;
   s.gemm.narrow.tm = c.narrow_tm;
@@ -124,7 +104,7 @@ inline la::linalg_settings with(la::linalg_settings s, const chol_cfg& c) {
 }
 
 inline chol_cfg chol_of(const la::linalg_settings& s) {
-  return {s.gemm.kernel, s.cholesky.outer_block, s.cholesky.leaf_rows, s.cholesky.leaf_threads,
+  return {s.cholesky.outer_block, s.cholesky.leaf_rows, s.cholesky.leaf_threads,
           s.gemm.small_below_pct, s.cholesky.trailing_reserve, s.gemm.narrow_cols,
           s.gemm.narrow.tm};
 }
@@ -134,11 +114,11 @@ inline std::string flags_of(const la::linalg_settings& s) {
   const la::gemm_tiles& t = s.gemm.large;
   char buf[512];
   std::snprintf(buf, sizeof buf,
-                "--gemm-kernel %s --large-tiles %d,%d,%d,%d,%d --small-below %d --narrow-cols %d "
+                "--large-tiles %d,%d,%d,%d,%d --small-below %d --narrow-cols %d "
                 "--narrow-tm %d --mma %d --outer-block %d --outer-block-large %d --large-from %d "
                 "--chol-block %d --leaf-t %d --trailing-reserve %d --grad-block %d --diag-block %d "
                 "--host-block %d",
-                kernel_name(s.gemm.kernel), t.tm, t.tn, t.tk, t.wptm, t.wptn,
+                t.tm, t.tn, t.tk, t.wptm, t.wptn,
                 s.gemm.small_below_pct, s.gemm.narrow_cols, s.gemm.narrow.tm,
                 s.gemm.tensor_cores ? 1 : 0, s.cholesky.outer_block,
                 s.cholesky.outer_block_large, s.cholesky.large_from, s.cholesky.leaf_rows,
@@ -208,42 +188,33 @@ double gemm_sample_error(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b, con
   return err;
 }
 
-// Sweep tiles of both GEMM kernels at order n; keep the best of each and
-// make the faster kernel the one every product uses (in s.gemm).
+// Sweep the GEMM kernel's large tiles at order n; keep the fastest (in
+// s.gemm).
 inline void tune_gemm(int n, int reps, la::linalg_settings& s) {
-  // The double-buffered kernel with 8 x 8 per work item in smaller groups
-  // (128 or 64 work items: two or more groups per compute unit, whose
-  // barriers do not stall each other), and TK 12 / 16 where the two
-  // buffers fit 48 KB.
-  using K = la::gemm_kernel;
-  const K tiled = K::tiled, db = K::double_buffered;
-  const std::vector<gemm_cfg> cfgs = {
-      {tiled, {128, 128, 16, 8, 8}}, {tiled, {64, 64, 16, 4, 4}},
-      {db, {128, 128, 8, 8, 8}},  {db, {128, 128, 4, 8, 8}}, {db, {64, 128, 8, 4, 8}},
-      {db, {128, 128, 8, 8, 4}},  {db, {64, 64, 16, 4, 4}},
-      {db, {64, 128, 8, 8, 8}},   {db, {128, 64, 8, 8, 8}},  {db, {64, 128, 12, 8, 8}},
-      {db, {128, 64, 12, 8, 8}},  {db, {64, 64, 8, 8, 8}},   {db, {64, 64, 16, 8, 8}},
-      {db, {128, 128, 6, 8, 8}}};
+  // 8 x 8 per work item in smaller groups too (128 or 64 work items: two or
+  // more groups per compute unit, whose barriers do not stall each other),
+  // and TK 12 / 16 where the two buffers fit 48 KB.
+  const std::vector<la::gemm_tiles> cfgs = {
+      {128, 128, 8, 8, 8}, {128, 128, 4, 8, 8}, {64, 128, 8, 4, 8},  {128, 128, 8, 8, 4},
+      {64, 64, 16, 4, 4},  {64, 128, 8, 8, 8},  {128, 64, 8, 8, 8},  {64, 128, 12, 8, 8},
+      {128, 64, 12, 8, 8}, {64, 64, 8, 8, 8},   {64, 64, 16, 8, 8},  {128, 128, 6, 8, 8}};
   std::mt19937 rng(1);
   std::normal_distribution<double> nd;
   Eigen::MatrixXd a(n, n), b(n, n);
   for (int i = 0; i < a.size(); ++i) { a.data()[i] = nd(rng); b.data()[i] = nd(rng); }
   matrix_cl da = upload(a), db_ = upload(b);
   const std::size_t max_wg = cl_ops::context::instance().info().max_work_group_size;
-  std::printf("GEMM tile sweep, n = %d (tiled: kernels/gemm.hpp, double-buffered: "
-              "kernels/gemm_db.hpp)\n\n"
+  std::printf("GEMM tile sweep, n = %d (kernels/gemm.hpp)\n\n"
               "The first timing is multiply() (C allocated by each call), the second the "
               "product into an existing C. mma: on the FP64 tensor cores.\n\n"
-              "| kernel | TM | TN | TK | WPTM | WPTN | mma | ms | GFLOP/s | ms, into C | "
+              "| TM | TN | TK | WPTM | WPTN | mma | ms | GFLOP/s | ms, into C | "
               "GFLOP/s, into C | max rel err |\n"
-              "|---|---|---|---|---|---|---|---|---|---|---|---|\n", n);
-  double best[2] = {1e300, 1e300};
-  gemm_cfg best_cfg[2] = {{tiled, s.gemm.tiled}, {db, s.gemm.large}};
-  for (const gemm_cfg& c : cfgs) {
-    const la::gemm_tiles& t = c.tiles;
+              "|---|---|---|---|---|---|---|---|---|---|---|\n", n);
+  double best = 1e300;
+  la::gemm_tiles best_tiles = s.gemm.large;
+  for (const la::gemm_tiles& t : cfgs) {
     if (std::size_t(t.tm / t.wptm) * (t.tn / t.wptn) > max_wg) continue;
-    const la::gemm_settings g = with(s.gemm, c);
-    const int k = static_cast<int>(c.kernel);
+    const la::gemm_settings g = with_large(s.gemm, t);
     try {
       matrix_cl dc = la::multiply(da, db_, g);
       const double err = gemm_sample_error(a, b, dc);
@@ -254,25 +225,21 @@ inline void tune_gemm(int n, int reps, la::linalg_settings& s) {
                  la::gemm_options(g));
         finish();
       });
-      const int mma = la::internal::choose_kernel(false, false, n, n, 1, false, g).mma;
-      std::printf("| %s | %d | %d | %d | %d | %d | %d | %.2f | %.2f | %.2f | %.2f | %.1e |\n",
-                  kernel_name(c.kernel), t.tm, t.tn, t.tk, t.wptm, t.wptn, mma, ms,
+      const int mma = la::internal::choose_tiles(n, n, 1, false, g).mma;
+      std::printf("| %d | %d | %d | %d | %d | %d | %.2f | %.2f | %.2f | %.2f | %.1e |\n",
+                  t.tm, t.tn, t.tk, t.wptm, t.wptn, mma, ms,
                   2.0 * n * double(n) * n / ms / 1e6, ms_c, 2.0 * n * double(n) * n / ms_c / 1e6,
                   err);
-      if (err < 1e-10 && ms < best[k]) { best[k] = ms; best_cfg[k] = c; }
+      if (err < 1e-10 && ms < best) { best = ms; best_tiles = t; }
     } catch (const std::exception& e) {
-      std::printf("| %s | %d | %d | %d | %d | %d | | failed: %s | | | | |\n",
-                  kernel_name(c.kernel), t.tm, t.tn, t.tk, t.wptm, t.wptn, e.what());
+      std::printf("| %d | %d | %d | %d | %d | | failed: %s | | | | |\n", t.tm, t.tn, t.tk,
+                  t.wptm, t.wptn, e.what());
     }
   }
-  for (int k = 0; k < 2; ++k) {
-    const la::gemm_tiles& t = best_cfg[k].tiles;
-    s.gemm = with(s.gemm, best_cfg[k]);
-    std::printf("%s%s: kept TM=%d TN=%d TK=%d WPTM=%d WPTN=%d (%.2f ms)\n", k == 0 ? "\n" : "",
-                kernel_name(best_cfg[k].kernel), t.tm, t.tn, t.tk, t.wptm, t.wptn, best[k]);
-  }
-  s.gemm.kernel = best[1] <= best[0] ? db : tiled;
-  std::printf("products use the %s kernel\n\n", kernel_name(s.gemm.kernel));
+  s.gemm.large = best_tiles;
+  const la::gemm_tiles& t = best_tiles;
+  std::printf("\nkept TM=%d TN=%d TK=%d WPTM=%d WPTN=%d (%.2f ms)\n\n", t.tm, t.tn, t.tk, t.wptm,
+              t.wptn, best);
 }
 
 // Time one Cholesky configuration at order n (verified by its residual;
@@ -282,8 +249,7 @@ double sweep_row(const chol_cfg& c, const la::linalg_settings& base, const matri
   const la::linalg_settings s = with(base, c);
   const int n = da.rows();
   char cfg[200];
-  std::snprintf(cfg, sizeof cfg, "| %s | %d | %d | %d | %d | %d | %d x %d |",
-                kernel_name(c.kernel), c.outer, c.leaf, c.lt, c.small, c.reserve, c.narrow,
+  std::snprintf(cfg, sizeof cfg, "| %d | %d | %d | %d | %d | %d x %d |", c.outer, c.leaf, c.lt, c.small, c.reserve, c.narrow,
                 c.narrow_tm);
   try {
     matrix_cl dl;
@@ -301,9 +267,9 @@ double sweep_row(const chol_cfg& c, const la::linalg_settings& base, const matri
 }
 
 const char* sweep_header =
-    "| GEMM kernel | outer block | CHOLESKY_BLOCK | LEAF_T | small below % | units reserved | "
+    "| outer block | CHOLESKY_BLOCK | LEAF_T | small below % | units reserved | "
     "narrow cols x TM | ms | GFLOP/s | launches | residual |\n"
-    "|---|---|---|---|---|---|---|---|---|---|---|\n";
+    "|---|---|---|---|---|---|---|---|---|---|\n";
 
 // Sweep the Cholesky settings at order n, greedily one knob group at a
 // time, each row verified by its residual: the leaf (CHOLESKY_BLOCK x
@@ -356,9 +322,9 @@ inline void tune_cholesky(int n, int n_large, int reps, la::linalg_settings& s) 
   s = with(s, best_cfg);
   s.cholesky.outer_block_large = large;
   s.cholesky.large_from = large_from;
-  std::printf("\nkept %s kernel, outer block %d, CHOLESKY_BLOCK %d, LEAF_T %d, small below %d%%, "
+  std::printf("\nkept outer block %d, CHOLESKY_BLOCK %d, LEAF_T %d, small below %d%%, "
               "units reserved %d, narrow cols %d, narrow TM %d (%.2f ms)\n\n",
-              kernel_name(best_cfg.kernel), best_cfg.outer, best_cfg.leaf, best_cfg.lt,
+              best_cfg.outer, best_cfg.leaf, best_cfg.lt,
               best_cfg.small, best_cfg.reserve, best_cfg.narrow, best_cfg.narrow_tm, best);
   profile_cholesky(da, "kept", s);
   if (n_large > 0) {

@@ -1,8 +1,8 @@
 // Verification of every device GEMM variant against Eigen, for devices the
-// R tests never see (the lent GPU has no R): the double-buffered kernel with
-// and without the FP64 tensor cores (gemm_settings::tensor_cores), large,
-// small and narrow tiles, the tiled kernel, the
-// look-ahead's persistent launch, split-k, batches, the four op()
+// R tests never see (the lent GPU has no R): the kernel with and without
+// the FP64 tensor cores (gemm_settings::tensor_cores), large, small and
+// narrow tiles, the tiles fitted to a device with 16 KB of local memory,
+// the look-ahead's persistent launch, split-k, batches, the four op()
 // combinations, triangular views of the operands, lower-only C, and sizes
 // that are not multiples of the tiles. Also the Cholesky (residual and
 // Eigen) with each setting. Prints one line per case and exits 1 on any
@@ -121,7 +121,7 @@ int main() {
     ctx.require_device();
     la::linalg_settings on = la::tuned_settings();
     on.gemm.tensor_cores = true;
-    const bool mma = la::internal::choose_kernel(false, false, 1024, 1024, 1, false, on.gemm).mma;
+    const bool mma = la::internal::choose_tiles(1024, 1024, 1, false, on.gemm).mma;
     std::printf("device: %s, FP64 tensor cores: %s\n\n", ctx.info().name.c_str(),
                 mma ? "yes" : "no");
     for (int tc : {1, 0}) {
@@ -131,10 +131,16 @@ int main() {
       gemm_cases(s.gemm, setting);
       cholesky_cases(s, setting);
     }
-    la::linalg_settings tiled = on;
-    tiled.gemm.kernel = la::gemm_kernel::tiled;
-    gemm_cases(tiled.gemm, "tiled kernel");
-    cholesky_cases(tiled, "tiled kernel");
+    // The tiles a device with 16 KB of local memory gets (TK halved).
+    const std::size_t max_wg = ctx.info().max_work_group_size;
+    la::linalg_settings small = on;
+    for (la::gemm_tiles* t : {&small.gemm.large, &small.gemm.small, &small.gemm.narrow})
+      *t = la::internal::fit_tiles(*t, max_wg, 16384);
+    const la::gemm_tiles& t = small.gemm.large;
+    std::printf("tiles fitted to 16 KB: large %d x %d x %d, %d x %d per work item\n", t.tm,
+                t.tn, t.tk, t.wptm, t.wptn);
+    gemm_cases(small.gemm, "16 KB tiles");
+    cholesky_cases(small, "16 KB tiles");
     std::printf("\n%s\n", failures == 0 ? "OK" : "FAILED");
     return failures == 0 ? 0 : 1;
   } catch (const std::exception& e) {

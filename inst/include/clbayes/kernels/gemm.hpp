@@ -1,13 +1,13 @@
 #ifndef CLBAYES_KERNELS_GEMM_HPP
 #define CLBAYES_KERNELS_GEMM_HPP
 
-// The GEMM family (stan-opencl.txt, section 3.1): one register-blocked,
-// local-memory tiled kernel that covers
+// The GEMM kernel (stan-opencl.txt, section 3.1), one kernel for every
+// product of the package:
 //   - C = alpha op(A) op(B) + beta C on sub-blocks (offsets and leading
 //     dimensions), so the blocked Cholesky works in place;
 //   - triangular operands: the dot products start and stop where the views
-//     say the operands are zero (section 3.1), and elements outside a view
-//     are read as zero even if the buffer holds something else there;
+//     say the operands are zero, and elements outside a view are read as
+//     zero even if the buffer holds something else there;
 //   - a lower-triangle-only result (C = A A^T computes one triangle,
 //     section 3.1.2);
 //   - batches of equal-shaped products at fixed strides (the batched
@@ -15,13 +15,36 @@
 //   - split-k for long inner dimensions (section 3.1.1): the k range is cut
 //     into `splits` parts, each written to its own copy of C, and
 //     gemm_split_sum adds the copies.
+// Built to keep the FP64 units of a large GPU busy:
+//   - double-buffered local tiles: the next k-tile is read from global
+//     memory into registers while the current one is multiplied, then
+//     stored into the other local buffer, so there is one barrier per
+//     k-step and the global load latency hides behind TK * WPTM * WPTN FMAs;
+//   - double2 local reads: a work item owns pairs of neighbouring rows and
+//     columns of C (rows 2 tx + {0, 1} + 2 RTSM q), so one 16-byte local
+//     load feeds two rows; half the local load instructions per FMA;
+//   - rows of the local tiles padded by one double2, which keeps 16-byte
+//     alignment and spreads the transposed-layout stores over the banks;
+//   - FAST_INTERIOR = 1: tiles that lie inside op(A), op(B) and their
+//     views load without per-element bounds and view tests (H200, n =
+//     4096: this FMA path at 20.0 TFLOP/s, logs/history.md, H200 runs of
+//     2026-11-24);
+//   - MMA = 1: the products on the FP64 tensor cores (mma.sync.m16n8k8 by
+//     inline PTX, compute capability 9.0).
 // Tuning knobs are build options: TM x TN is the tile of C of one work
-// group, TK the depth of a local-memory step, WPTM x WPTN the register block
-// of one work item (work per thread); the work group is
-// (TM / WPTM) x (TN / WPTN). TRANS_A / TRANS_B pick op() at build time so
-// each variant loads its tiles with coalesced reads.
+// group, TK the depth of a local-memory step, WPTM x WPTN the register
+// block of one work item (even); the work group is (TM / WPTM) x
+// (TN / WPTN). TRANS_A / TRANS_B pick op() at build time so each variant
+// loads its tiles with coalesced reads. PERSISTENT = 1 loops each group
+// over tiles (launches with fewer groups than tiles). The local tiles,
+// 2 x TK x (TM + TN + 4) doubles, must fit the device's local memory (48 KB
+// on NVIDIA: TM = TN = 128 needs TK <= 8); linalg::gemm picks tiles that do.
 
 #include "../opencl/kernel_cl.hpp"
+
+#include <map>
+#include <string>
+#include <vector>
 
 #ifdef CLBAYES_OPENCL
 
@@ -30,17 +53,132 @@ namespace opencl {
 namespace kernels {
 
 inline const char* gemm_source = R"(
+#if MMA
+#define PAD2 2  // rows of TM + 4 doubles: a warp's fragment reads hit distinct banks
+#else
+#define PAD2 1
+#endif
 #define RTSM (TM / WPTM)
 #define RTSN (TN / WPTN)
 #define NT (RTSM * RTSN)
+#define LA ((TM * TK + NT - 1) / NT)
+#define LB ((TN * TK + NT - 1) / NT)
 
-// Bits of `views`: which op() operand is triangular, and whether only the
-// lower triangle of C is computed.
 #define A_LOWER 1
 #define A_UPPER 2
 #define B_LOWER 4
 #define B_UPPER 8
 #define C_LOWER_ONLY 16
+
+// Global -> registers: element l of this work item's share of the TM x TK
+// tile of op(A) that starts at depth t (zero outside the views).
+void load_a(double* st, __global const double* A, long a_base, int lda,
+                   int m, int i0, int t, int k_hi, int views, int tid) {
+#pragma unroll
+  for (int l = 0; l < LA; ++l) {
+    const int e = tid + l * NT;
+#if TRANS_A
+    const int kk = e % TK, ii = e / TK;
+#else
+    const int ii = e % TM, kk = e / TM;
+#endif
+    const int gi = i0 + ii, gk = t + kk;
+    double v = 0.0;
+    if (e < TM * TK && gi < m && gk < k_hi && !((views & A_LOWER) && gk > gi) &&
+        !((views & A_UPPER) && gk < gi)) {
+#if TRANS_A
+      v = A[a_base + (long)gi * lda + gk];
+#else
+      v = A[a_base + (long)gk * lda + gi];
+#endif
+    }
+    st[l] = v;
+  }
+}
+
+void load_b(double* st, __global const double* B, long b_base, int ldb,
+                   int n, int j0, int t, int k_hi, int views, int tid) {
+#pragma unroll
+  for (int l = 0; l < LB; ++l) {
+    const int e = tid + l * NT;
+#if TRANS_B
+    const int jj = e % TN, kk = e / TN;
+#else
+    const int kk = e % TK, jj = e / TK;
+#endif
+    const int gj = j0 + jj, gk = t + kk;
+    double v = 0.0;
+    if (e < TN * TK && gj < n && gk < k_hi && !((views & B_LOWER) && gk < gj) &&
+        !((views & B_UPPER) && gk > gj)) {
+#if TRANS_B
+      v = B[b_base + (long)gk * ldb + gj];
+#else
+      v = B[b_base + (long)gj * ldb + gk];
+#endif
+    }
+    st[l] = v;
+  }
+}
+
+// load_a / load_b for a whole tile inside op(A) / op(B) and the views
+// (interior tiles, the bulk of a large product): no bounds or view tests,
+// so that the addresses are a fixed offset per element plus the depth.
+void load_a_full(double* st, __global const double* A, long a_base, int lda, int i0,
+                 int t, int tid) {
+#pragma unroll
+  for (int l = 0; l < LA; ++l) {
+    const int e = tid + l * NT;
+#if TRANS_A
+    const int kk = e % TK, ii = e / TK;
+    if (e < TM * TK) st[l] = A[a_base + (long)(i0 + ii) * lda + t + kk];
+#else
+    const int ii = e % TM, kk = e / TM;
+    if (e < TM * TK) st[l] = A[a_base + (long)(t + kk) * lda + i0 + ii];
+#endif
+  }
+}
+
+void load_b_full(double* st, __global const double* B, long b_base, int ldb, int j0,
+                 int t, int tid) {
+#pragma unroll
+  for (int l = 0; l < LB; ++l) {
+    const int e = tid + l * NT;
+#if TRANS_B
+    const int jj = e % TN, kk = e / TN;
+    if (e < TN * TK) st[l] = B[b_base + (long)(t + kk) * ldb + j0 + jj];
+#else
+    const int kk = e % TK, jj = e / TK;
+    if (e < TN * TK) st[l] = B[b_base + (long)(j0 + jj) * ldb + t + kk];
+#endif
+  }
+}
+
+// Registers -> local tile: the layouts of load_a / load_b.
+void store_a(__local double2 (*tile)[TM / 2 + PAD2], const double* st, int tid) {
+#pragma unroll
+  for (int l = 0; l < LA; ++l) {
+    const int e = tid + l * NT;
+#if TRANS_A
+    const int kk = e % TK, ii = e / TK;
+#else
+    const int ii = e % TM, kk = e / TM;
+#endif
+    if (e < TM * TK) ((__local double*)tile[kk])[ii] = st[l];
+  }
+}
+
+void store_b(__local double2 (*tile)[TN / 2 + PAD2], const double* st, int tid) {
+#pragma unroll
+  for (int l = 0; l < LB; ++l) {
+    const int e = tid + l * NT;
+#if TRANS_B
+    const int jj = e % TN, kk = e / TN;
+#else
+    const int kk = e % TK, jj = e / TK;
+#endif
+    if (e < TN * TK) ((__local double*)tile[kk])[jj] = st[l];
+  }
+}
 
 /**
  * C = alpha * op(A) * op(B) + beta * C, column-major, op(A) m x k and op(B)
@@ -49,30 +187,43 @@ inline const char* gemm_source = R"(
  * item (z / splits). With splits > 1, work items z cover the k range in
  * `splits` parts and C must be a scratch buffer of partial products (beta
  * is then 0). When beta is 0, C is not read.
- * Launch: global (ceil(m / TM) * RTSM, ceil(n / TN) * RTSN, batch * splits),
- * local (RTSM, RTSN, 1).
+ * Launch: global (groups_m * RTSM, groups_n * RTSN, batch * splits), local
+ * (RTSM, RTSN, 1), one group per tile of C (fewer with PERSISTENT). The
+ * fixed work-group size lets the compiler give each work item the
+ * registers of its WPTM x WPTN block.
  */
-__kernel void gemm(__global double* C, __global const double* A,
-                   __global const double* B, int m, int n, int k,
-                   long a_off, int lda, long a_stride,
-                   long b_off, int ldb, long b_stride,
-                   long c_off, int ldc, long c_stride,
-                   double alpha, double beta, int views, int splits) {
-  __local double a_tile[TK][TM];
-  __local double b_tile[TK][TN + 1];
+__kernel __attribute__((reqd_work_group_size(RTSM, RTSN, 1)))
+void gemm(__global double* C, __global const double* A,
+                      __global const double* B, int m, int n, int k,
+                      long a_off, int lda, long a_stride,
+                      long b_off, int ldb, long b_stride,
+                      long c_off, int ldc, long c_stride,
+                      double alpha, double beta, int views, int splits) {
+  __local double2 a_tile[2][TK][TM / 2 + PAD2];
+  __local double2 b_tile[2][TK][TN / 2 + PAD2];
+  const int tid = get_local_id(1) * RTSM + get_local_id(0);
   const int tx = get_local_id(0);
   const int ty = get_local_id(1);
-  const int tid = ty * RTSM + tx;
-  const int i0 = get_group_id(0) * TM;
-  const int j0 = get_group_id(1) * TN;
   const int z = get_global_id(2);
   const int item = z / splits;
   const int split = z % splits;
-  // A whole tile above the diagonal of a lower-only result: nothing to do.
-  // The condition is uniform over the work group, so no barrier is skipped.
-  if ((views & C_LOWER_ONLY) && i0 + TM - 1 < j0) return;
+#if PERSISTENT
+  // Fewer groups than tiles: each group takes every G-th tile, in the
+  // order of the one-group-per-tile launch.
+  const int tiles_m = (m + TM - 1) / TM;
+  const int tiles = tiles_m * ((n + TN - 1) / TN);
+  for (int tile = get_group_id(0) + get_num_groups(0) * get_group_id(1); tile < tiles;
+       tile += get_num_groups(0) * get_num_groups(1)) {
+  const int i0 = (tile % tiles_m) * TM;
+  const int j0 = (tile / tiles_m) * TN;
+  if ((views & C_LOWER_ONLY) && i0 + TM - 1 < j0) continue;  // uniform
+#else
+  {
+  const int i0 = get_group_id(0) * TM;
+  const int j0 = get_group_id(1) * TN;
+  if ((views & C_LOWER_ONLY) && i0 + TM - 1 < j0) return;  // uniform
+#endif
 
-  // The k range where both operands of this tile can be non-zero.
   int k_lo = 0;
   int k_hi = k;
   if (views & A_LOWER) k_hi = min(k_hi, i0 + TM);
@@ -87,82 +238,149 @@ __kernel void gemm(__global double* C, __global const double* A,
   const long a_base = a_off + item * a_stride;
   const long b_base = b_off + item * b_stride;
 
+#if MMA
+  // The 8 warps (32 consecutive tid) in a 2 x 4 grid over the tile: warp
+  // (wm, wn) owns MT x NTL blocks of 16 x 8 of C from row wm0, column wn0,
+  // each accumulated by mma.m16n8k8 on the FP64 tensor cores (PTX, sm_90;
+  // fragment layouts of the PTX ISA: lane = 4 lg + lt).
+#define MT (TM / 32)
+#define NTL (TN / 32)
+  const int lane = tid % 32, lg = lane >> 2, lt = lane & 3;
+  const int wm0 = (tid / 32) % 2 * (TM / 2), wn0 = (tid / 64) * (TN / 4);
+  double acc[MT][NTL][4];
+#pragma unroll
+  for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+    for (int nt = 0; nt < NTL; ++nt)
+#pragma unroll
+      for (int c = 0; c < 4; ++c) acc[mt][nt][c] = 0.0;
+#else
   double acc[WPTM][WPTN];
 #pragma unroll
   for (int wm = 0; wm < WPTM; ++wm)
 #pragma unroll
     for (int wn = 0; wn < WPTN; ++wn) acc[wm][wn] = 0.0;
+#endif
 
+  double a_st[LA];
+  double b_st[LB];
+  // Uniform: the tile lies inside op(A) and op(B) and no view cuts it.
+  const bool interior = FAST_INTERIOR != 0 &&
+                        (views & (A_LOWER | A_UPPER | B_LOWER | B_UPPER)) == 0 &&
+                        i0 + TM <= m && j0 + TN <= n;
+  if (k_lo < k_hi) {
+    if (interior && k_lo + TK <= k_hi) {
+      load_a_full(a_st, A, a_base, lda, i0, k_lo, tid);
+      load_b_full(b_st, B, b_base, ldb, j0, k_lo, tid);
+    } else {
+      load_a(a_st, A, a_base, lda, m, i0, k_lo, k_hi, views, tid);
+      load_b(b_st, B, b_base, ldb, n, j0, k_lo, k_hi, views, tid);
+    }
+    store_a(a_tile[0], a_st, tid);
+    store_b(b_tile[0], b_st, tid);
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  int buf = 0;
   for (int t = k_lo; t < k_hi; t += TK) {
-    for (int e = tid; e < TM * TK; e += NT) {
-#if TRANS_A
-      const int kk = e % TK, ii = e / TK;  // A is k x m: contiguous in k
-#else
-      const int ii = e % TM, kk = e / TM;  // A is m x k: contiguous in i
-#endif
-      const int gi = i0 + ii, gk = t + kk;
-      double v = 0.0;
-      if (gi < m && gk < k_hi && !((views & A_LOWER) && gk > gi) &&
-          !((views & A_UPPER) && gk < gi)) {
-#if TRANS_A
-        v = A[a_base + (long)gi * lda + gk];
-#else
-        v = A[a_base + (long)gk * lda + gi];
-#endif
-      }
-      a_tile[kk][ii] = v;
+    const int more = t + TK < k_hi;  // uniform over the work group
+    if (more && interior && t + 2 * TK <= k_hi) {  // in flight while the FMAs run
+      load_a_full(a_st, A, a_base, lda, i0, t + TK, tid);
+      load_b_full(b_st, B, b_base, ldb, j0, t + TK, tid);
+    } else if (more) {
+      load_a(a_st, A, a_base, lda, m, i0, t + TK, k_hi, views, tid);
+      load_b(b_st, B, b_base, ldb, n, j0, t + TK, k_hi, views, tid);
     }
-    for (int e = tid; e < TN * TK; e += NT) {
-#if TRANS_B
-      const int jj = e % TN, kk = e / TN;  // B is n x k: contiguous in j
-#else
-      const int kk = e % TK, jj = e / TK;  // B is k x n: contiguous in k
-#endif
-      const int gj = j0 + jj, gk = t + kk;
-      double v = 0.0;
-      if (gj < n && gk < k_hi && !((views & B_LOWER) && gk < gj) &&
-          !((views & B_UPPER) && gk > gj)) {
-#if TRANS_B
-        v = B[b_base + (long)gk * ldb + gj];
-#else
-        v = B[b_base + (long)gj * ldb + gk];
-#endif
-      }
-      b_tile[kk][jj] = v;
+#if MMA
+#pragma unroll
+    for (int k8 = 0; k8 < TK; k8 += 8) {
+      double af[MT][4];
+      double bf[NTL][2];
+#pragma unroll
+      for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+        for (int i = 0; i < 4; ++i)  // A(row lg + 8 (i % 2), col lt + 4 (i / 2))
+          af[mt][i] = ((__local double*)a_tile[buf][k8 + lt + 4 * (i / 2)])
+              [wm0 + mt * 16 + lg + 8 * (i % 2)];
+#pragma unroll
+      for (int nt = 0; nt < NTL; ++nt)
+#pragma unroll
+        for (int i = 0; i < 2; ++i)  // B(row lt + 4 i, col lg)
+          bf[nt][i] = ((__local double*)b_tile[buf][k8 + lt + 4 * i])[wn0 + nt * 8 + lg];
+#pragma unroll
+      for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+        for (int nt = 0; nt < NTL; ++nt)
+          asm("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 "
+              "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+              : "+d"(acc[mt][nt][0]), "+d"(acc[mt][nt][1]), "+d"(acc[mt][nt][2]),
+                "+d"(acc[mt][nt][3])
+              : "d"(af[mt][0]), "d"(af[mt][1]), "d"(af[mt][2]), "d"(af[mt][3]),
+                "d"(bf[nt][0]), "d"(bf[nt][1]));
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    // Fully unrolled so that acc, a_reg and b_reg live in registers.
+#else
 #pragma unroll
     for (int kk = 0; kk < TK; ++kk) {
-      double a_reg[WPTM];
-      double b_reg[WPTN];
+      double2 a_reg[WPTM / 2];
+      double2 b_reg[WPTN / 2];
 #pragma unroll
-      for (int wm = 0; wm < WPTM; ++wm) a_reg[wm] = a_tile[kk][tx + wm * RTSM];
+      for (int q = 0; q < WPTM / 2; ++q) a_reg[q] = a_tile[buf][kk][tx + q * RTSM];
 #pragma unroll
-      for (int wn = 0; wn < WPTN; ++wn) b_reg[wn] = b_tile[kk][ty + wn * RTSN];
+      for (int r = 0; r < WPTN / 2; ++r) b_reg[r] = b_tile[buf][kk][ty + r * RTSN];
 #pragma unroll
-      for (int wm = 0; wm < WPTM; ++wm)
+      for (int q = 0; q < WPTM / 2; ++q)
 #pragma unroll
-        for (int wn = 0; wn < WPTN; ++wn)
-          acc[wm][wn] = fma(a_reg[wm], b_reg[wn], acc[wm][wn]);
+        for (int r = 0; r < WPTN / 2; ++r) {
+          acc[2 * q][2 * r] = fma(a_reg[q].x, b_reg[r].x, acc[2 * q][2 * r]);
+          acc[2 * q + 1][2 * r] = fma(a_reg[q].y, b_reg[r].x, acc[2 * q + 1][2 * r]);
+          acc[2 * q][2 * r + 1] = fma(a_reg[q].x, b_reg[r].y, acc[2 * q][2 * r + 1]);
+          acc[2 * q + 1][2 * r + 1] =
+              fma(a_reg[q].y, b_reg[r].y, acc[2 * q + 1][2 * r + 1]);
+        }
+    }
+#endif
+    // The other buffer was last read before the previous barrier.
+    if (more) {
+      store_a(a_tile[buf ^ 1], a_st, tid);
+      store_b(b_tile[buf ^ 1], b_st, tid);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
+    buf ^= 1;
   }
 
   const long c_base = c_off + z * c_stride;
+#if MMA
+#pragma unroll
+  for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+    for (int nt = 0; nt < NTL; ++nt)
+#pragma unroll
+      for (int c = 0; c < 4; ++c) {  // C(row lg + 8 (c / 2), col 2 lt + c % 2)
+        const int i = i0 + wm0 + mt * 16 + lg + 8 * (c / 2);
+        const int j = j0 + wn0 + nt * 8 + 2 * lt + (c % 2);
+        if (i < m && j < n && !((views & C_LOWER_ONLY) && i < j)) {
+          const long at = c_base + (long)j * ldc + i;
+          double v = alpha * acc[mt][nt][c];
+          if (beta != 0.0) v += beta * C[at];
+          C[at] = v;
+        }
+      }
+#else
+#pragma unroll
   for (int wn = 0; wn < WPTN; ++wn) {
-    const int j = j0 + ty + wn * RTSN;
-    if (j >= n) break;
+    const int j = j0 + 2 * (ty + (wn / 2) * RTSN) + (wn & 1);
+#pragma unroll
     for (int wm = 0; wm < WPTM; ++wm) {
-      const int i = i0 + tx + wm * RTSM;
-      if (i >= m) break;
-      if ((views & C_LOWER_ONLY) && i < j) continue;
-      const long at = c_base + (long)j * ldc + i;
-      double v = alpha * acc[wm][wn];
-      if (beta != 0.0) v += beta * C[at];
-      C[at] = v;
+      const int i = i0 + 2 * (tx + (wm / 2) * RTSM) + (wm & 1);
+      if (i < m && j < n && !((views & C_LOWER_ONLY) && i < j)) {
+        const long at = c_base + (long)j * ldc + i;
+        double v = alpha * acc[wm][wn];
+        if (beta != 0.0) v += beta * C[at];
+        C[at] = v;
+      }
     }
   }
+#endif
+  }  // tile
 }
 
 /**
@@ -186,12 +404,14 @@ __kernel void gemm_split_sum(__global double* C, __global const double* P,
 }
 )";
 
-/** Tile of a work group, its depth and the register block: the first
- *  build's (linalg::gemm sets them from its gemm_settings before every
- *  launch; gemm_split_sum keeps these). */
-inline std::map<std::string, int> gemm_options(int trans_a, int trans_b) {
-  return {{"TM", 64}, {"TN", 64}, {"TK", 16}, {"WPTM", 4}, {"WPTN", 4},
-          {"TRANS_A", trans_a}, {"TRANS_B", trans_b}};
+/** Build options of the kernel objects: op() and PERSISTENT are fixed per
+ *  object; the tiles and MMA here are only the first build's, since
+ *  linalg::gemm sets them from its gemm_settings (linalg/settings.hpp)
+ *  before every launch. */
+inline std::map<std::string, int> gemm_options(int trans_a, int trans_b, int persistent = 0) {
+  return {{"TM", 128}, {"TN", 128}, {"TK", 8}, {"WPTM", 8}, {"WPTN", 8},
+          {"TRANS_A", trans_a}, {"TRANS_B", trans_b}, {"PERSISTENT", persistent},
+          {"FAST_INTERIOR", 1}, {"MMA", 0}};
 }
 
 using gemm_kernel =
@@ -199,13 +419,27 @@ using gemm_kernel =
               cl_long, cl_long, int, cl_long, cl_long, int, cl_long, double,
               double, int, int>;
 
-inline gemm_kernel gemm_nn("gemm", gemm_source, gemm_options(0, 0));
-inline gemm_kernel gemm_tn("gemm", gemm_source, gemm_options(1, 0));
-inline gemm_kernel gemm_nt("gemm", gemm_source, gemm_options(0, 1));
-inline gemm_kernel gemm_tt("gemm", gemm_source, gemm_options(1, 1));
+/** Which of linalg::gemm_settings' tiles a launch runs with; `persistent`
+ *  is the large tiles with each group looping over tiles (launches with
+ *  fewer groups than tiles, which leave units to another queue). */
+enum class gemm_shape { large, small, narrow, persistent };
 
-inline kernel_cl<in_out_buffer, in_buffer, int, int, int, cl_long, int, double,
-                 int>
+/** The kernel object for a shape and op(): one object each, because an
+ *  object remembers the variant it last built and the Cholesky's panels
+ *  alternate shapes at every step. */
+inline gemm_kernel& gemm_for(gemm_shape shape, bool trans_a, bool trans_b) {
+  static std::vector<gemm_kernel> objects = [] {  // thread-safe initialisation
+    std::vector<gemm_kernel> v;
+    for (int sh = 0; sh < 4; ++sh)
+      for (int t = 0; t < 4; ++t)
+        v.emplace_back("gemm", gemm_source,
+                       gemm_options(t / 2, t % 2, sh == static_cast<int>(gemm_shape::persistent)));
+    return v;
+  }();
+  return objects[4 * static_cast<int>(shape) + 2 * trans_a + trans_b];
+}
+
+inline kernel_cl<in_out_buffer, in_buffer, int, int, int, cl_long, int, double, int>
     gemm_split_sum("gemm_split_sum", gemm_source, gemm_options(0, 0));
 
 }  // namespace kernels

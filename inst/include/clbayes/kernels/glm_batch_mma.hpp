@@ -4,7 +4,7 @@
 // Many points of a GLM in one pass over x on the FP64 tensor cores
 // (glm/glm_batch_opencl.hpp, P from glm_batch_settings::mma_from): the
 // fused kernel of kernels/glm_batch.hpp with both products as
-// mma.sync.m16n8k8 (PTX, sm_90; fragment layouts as in kernels/gemm_db.hpp).
+// mma.sync.m16n8k8 (PTX, sm_90; fragment layouts as in kernels/gemm.hpp).
 // A group of WARPS warps owns a chunk of 8 WARPS points; warp w owns the 8
 // points 8w..8w+7 of it and keeps their coefficients in registers as the
 // B fragments of X B for the whole run (k <= 8 KS). Per tile of 16 rows:

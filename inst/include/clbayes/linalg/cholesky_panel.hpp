@@ -50,7 +50,7 @@ inline void panel_solve(matrix_cl& w, int c, int wc, int below, const matrix_cl&
   gemm_block a{&w, c + wc, c};
   gemm_options opt(g);
   opt.splits = 1;
-  if (choose_kernel(false, true, below, wc, 1, false, g).tiles.tn >= wc) {
+  if (choose_tiles(below, wc, 1, false, g).tiles.tn >= wc) {
     linalg::gemm(w, c + wc, c, 0, a, inv_t, below, wc, wc, opt);
     return;
   }

@@ -10,7 +10,6 @@
 #include "../eigen.hpp"
 #include "../error.hpp"
 #include "../kernels/gemm.hpp"
-#include "../kernels/gemm_db.hpp"
 #include "../kernels/matrix_vector.hpp"
 #include "../opencl/matrix_cl.hpp"
 #include "../opencl/transpose.hpp"
@@ -60,8 +59,8 @@ struct gemm_options {
   bool lower_only = false;
   int batch = 1;
   int splits = 0;
-  /** > 0: at most this many work groups (the double-buffered kernel's
-   *  large tiles, each group looping over tiles), leaving the rest of the
+  /** > 0: at most this many work groups (the large tiles, each group
+   *  looping over tiles), leaving the rest of the
    *  device to another queue. */
   int max_groups = 0;
   gemm_settings tune;
@@ -69,42 +68,19 @@ struct gemm_options {
 
 namespace internal {
 
-inline opencl::kernels::gemm_kernel& gemm_tiled_variant(bool ta, bool tb) {
-  using namespace opencl::kernels;
-  return ta ? (tb ? gemm_tt : gemm_tn) : (tb ? gemm_nt : gemm_nn);
-}
-
-inline opencl::kernels::gemm_kernel& gemm_db_variant(bool ta, bool tb, bool small) {
-  using namespace opencl::kernels;
-  if (small) return ta ? (tb ? gemm_db_small_tt : gemm_db_small_tn)
-                       : (tb ? gemm_db_small_nt : gemm_db_small_nn);
-  return ta ? (tb ? gemm_db_tt : gemm_db_tn) : (tb ? gemm_db_nt : gemm_db_nn);
-}
-
-inline opencl::kernels::gemm_kernel& gemm_db_narrow(bool ta, bool tb) {
-  using namespace opencl::kernels;
-  return ta ? (tb ? gemm_db_narrow_tt : gemm_db_narrow_tn)
-            : (tb ? gemm_db_narrow_nt : gemm_db_narrow_nn);
-}
-
-inline opencl::kernels::gemm_kernel& gemm_db_persistent(bool ta, bool tb) {
-  using namespace opencl::kernels;
-  return ta ? (tb ? gemm_db_p_tt : gemm_db_p_tn) : (tb ? gemm_db_p_nt : gemm_db_p_nn);
-}
-
 inline std::map<std::string, int> tile_options(const gemm_tiles& t) {
   return {{"TM", t.tm}, {"TN", t.tn}, {"TK", t.tk}, {"WPTM", t.wptm}, {"WPTN", t.wptn}};
 }
 
-// Local memory of the double-buffered kernel's two buffers of op(A) and
-// op(B) tiles (rows padded by one double2, two with the tensor cores).
-inline std::uint64_t gemm_db_local_bytes(const gemm_tiles& t, bool mma) {
+// Local memory of the kernel's two buffers of op(A) and op(B) tiles (rows
+// padded by one double2, two with the tensor cores).
+inline std::uint64_t gemm_local_bytes(const gemm_tiles& t, bool mma) {
   const int pad = mma ? 2 : 1;
   return 2ULL * t.tk * (t.tm / 2 + pad + t.tn / 2 + pad) * 16;
 }
 
-// Whether the selected device's OpenCL compiler builds the double-buffered
-// kernel on the FP64 tensor cores (the f64 mma.m16n8k8 shape, PTX for
+// Whether the selected device's OpenCL compiler builds the kernel on the
+// FP64 tensor cores (the f64 mma.m16n8k8 shape, PTX for
 // compute capability 9.0): checked once per device selection, for devices
 // whose settings ask for the tensor cores.
 inline bool mma_builds(const gemm_tiles& large) {
@@ -115,10 +91,10 @@ inline bool mma_builds(const gemm_tiles& large) {
   generation = ctx.generation();
   builds = false;
   try {
-    std::map<std::string, int> options = opencl::kernels::gemm_db_options(0, 0);
+    std::map<std::string, int> options = opencl::kernels::gemm_options(0, 0);
     for (const auto& kv : tile_options(large)) options[kv.first] = kv.second;
     options["MMA"] = 1;
-    ctx.kernel("gemm_db", opencl::kernels::gemm_db_source,
+    ctx.kernel("gemm", opencl::kernels::gemm_source,
                opencl::internal::build_options(options));
     builds = true;
   } catch (const std::exception&) {
@@ -127,26 +103,36 @@ inline bool mma_builds(const gemm_tiles& large) {
   return builds;
 }
 
-// The kernel object for one product, the tiles it runs with and whether
-// on the tensor cores.
+// The tiles of one product, which of the settings' shapes they are and
+// whether on the tensor cores.
 struct gemm_choice {
-  opencl::kernels::gemm_kernel* kernel;
+  opencl::kernels::gemm_shape shape;
   gemm_tiles tiles;
   bool mma;
 };
 
-// The kernel for an m x n product (batch items): the tiled kernel where
-// the settings ask for it or the double-buffered kernel's local memory does
-// not fit; else the double-buffered kernel's large, small or narrow tiles
-// (gemm_settings). On small devices (fewer work items per group than the
-// tiles need) any tiles become 32 x 32 with 4 x 4 per work item.
-inline gemm_choice choose_kernel(bool ta, bool tb, int m, int n, int batch, bool lower_only,
-                                 const gemm_settings& s) {
+// Tiles t made to run on a device with work groups of at most max_group
+// items (else 32 x 32 with 4 x 4 per work item) and local_mem bytes of
+// local memory (TK halved down to 8, then the longer side of the tile).
+inline gemm_tiles fit_tiles(gemm_tiles t, std::size_t max_group, std::uint64_t local_mem) {
+  if (static_cast<std::size_t>(t.tm / t.wptm) * (t.tn / t.wptn) > max_group)
+    t = {32, 32, t.tk, 4, 4};
+  while (gemm_local_bytes(t, true) > local_mem) {
+    if (t.tk > 8) t.tk /= 2;
+    else if (t.tm >= t.tn && t.tm > 2 * t.wptm) t.tm /= 2;
+    else if (t.tn > 2 * t.wptn) t.tn /= 2;
+    else break;  // 8 KB or less: every OpenCL device has 32 KB
+  }
+  return t;
+}
+
+// The tiles for an m x n product (batch items): the settings' large, small
+// or narrow tiles (gemm_settings), fitted to the device (fit_tiles).
+inline gemm_choice choose_tiles(int m, int n, int batch, bool lower_only,
+                               const gemm_settings& s) {
   const opencl::device_info& info = opencl::context::instance().info();
-  auto fit = [&](gemm_tiles t) {
-    if (static_cast<std::size_t>(t.tm / t.wptm) * (t.tn / t.wptn) > info.max_work_group_size)
-      t = {32, 32, t.tk, 4, 4};
-    return t;
+  auto fit = [&](const gemm_tiles& t) {
+    return fit_tiles(t, info.max_work_group_size, info.local_mem);
   };
   // The tensor cores need tiles that fit the warp layout (TM, TN multiples
   // of 32, TK of 8, 256 work items).
@@ -154,38 +140,33 @@ inline gemm_choice choose_kernel(bool ta, bool tb, int m, int n, int batch, bool
     return s.tensor_cores && t.tm % 32 == 0 && t.tn % 32 == 0 && t.tk % 8 == 0 &&
            (t.tm / t.wptm) * (t.tn / t.wptn) == 256 && mma_builds(fit(s.large));
   };
-  const gemm_tiles large = fit(s.large);
-  if (s.kernel == gemm_kernel::tiled || gemm_db_local_bytes(large, mma(large)) > info.local_mem)
-    return {&gemm_tiled_variant(ta, tb), fit(s.tiled), false};
-  gemm_choice c{&gemm_db_variant(ta, tb, false), large, false};
+  using opencl::kernels::gemm_shape;
+  gemm_choice c{gemm_shape::large, fit(s.large), false};
   if (s.small_below_pct > 0) {
-    const long long tm = large.tm, tn = large.tn;
+    const long long tm = c.tiles.tm, tn = c.tiles.tn;
     const long long row_tiles = (m + tm - 1) / tm;
     long long tiles = 0;
     for (long long j0 = 0; j0 < n; j0 += tn)  // lower-only: tiles not above the diagonal
       tiles += lower_only ? row_tiles - std::min(row_tiles, j0 / tm) : row_tiles;
     tiles *= batch;
     if (tiles * 100 < static_cast<long long>(s.small_below_pct) * info.compute_units)
-      c = {&gemm_db_variant(ta, tb, true), fit(s.small), false};
+      c = {gemm_shape::small, fit(s.small), false};
   }
-  const gemm_tiles narrow = fit(s.narrow);
-  if (n <= s.narrow_cols && gemm_db_local_bytes(narrow, mma(narrow)) <= info.local_mem)
-    c = {&gemm_db_narrow(ta, tb), narrow, false};
+  if (n <= s.narrow_cols) c = {gemm_shape::narrow, fit(s.narrow), false};
   c.mma = mma(c.tiles);
   return c;
 }
 
-// The kernel object built for these tiles (and, for the double-buffered
-// kernel, with or without the tensor cores): a kernel_cl keeps the variant
-// it last ran, so this changes nothing while the settings do not.
-inline void configure(opencl::kernels::gemm_kernel& k, const gemm_tiles& t, bool double_buffered,
-                      bool mma) {
+// The kernel object built for these tiles, with or without the tensor
+// cores: a kernel_cl keeps the variant it last ran, so this changes nothing
+// while the settings do not.
+inline void configure(opencl::kernels::gemm_kernel& k, const gemm_tiles& t, bool mma) {
   k.set_option("TM", t.tm);
   k.set_option("TN", t.tn);
   k.set_option("TK", t.tk);
   k.set_option("WPTM", t.wptm);
   k.set_option("WPTN", t.wptn);
-  if (double_buffered) k.set_option("MMA", mma ? 1 : 0);
+  k.set_option("MMA", mma ? 1 : 0);
 }
 
 // Bits of the kernel's `views` argument for op(X) given X's stored view.
@@ -219,21 +200,21 @@ inline void gemm(matrix_cl& c, int ci, int cj, long long c_stride,
                  const gemm_block& a, const gemm_block& b, int m, int n, int k,
                  const gemm_options& opt = gemm_options()) {
   if (m <= 0 || n <= 0 || opt.batch <= 0) return;
-  internal::gemm_choice chosen =
-      internal::choose_kernel(a.trans, b.trans, m, n, opt.batch, opt.lower_only, opt.tune);
+  const internal::gemm_choice chosen =
+      internal::choose_tiles(m, n, opt.batch, opt.lower_only, opt.tune);
   const gemm_tiles& t = chosen.tiles;
   const int tm = t.tm, tn = t.tn, tk = t.tk;
   const int rtsm = tm / t.wptm, rtsn = tn / t.wptn;
   const long long tiles_m = (m + tm - 1) / tm, tiles_n = (n + tn - 1) / tn;
   cl::NDRange groups(tiles_m, tiles_n);
+  opencl::kernels::gemm_shape shape = chosen.shape;
   if (opt.max_groups > 0 && tiles_m * tiles_n > opt.max_groups &&
-      chosen.kernel == &internal::gemm_db_variant(a.trans, b.trans, false)) {
-    chosen.kernel = &internal::gemm_db_persistent(a.trans, b.trans);
+      shape == opencl::kernels::gemm_shape::large) {
+    shape = opencl::kernels::gemm_shape::persistent;
     groups = cl::NDRange(opt.max_groups, 1);
   }
-  opencl::kernels::gemm_kernel& kern = *chosen.kernel;
-  internal::configure(kern, t, chosen.kernel != &internal::gemm_tiled_variant(a.trans, b.trans),
-                      chosen.mma);
+  opencl::kernels::gemm_kernel& kern = opencl::kernels::gemm_for(shape, a.trans, b.trans);
+  internal::configure(kern, t, chosen.mma);
   const int views = internal::view_bits(a, 1, 2) | internal::view_bits(b, 4, 8) |
                     (opt.lower_only ? 16 : 0);
   int splits = opt.splits > 0 ? opt.splits

@@ -17,13 +17,7 @@
 namespace clbayes {
 namespace linalg {
 
-/** The two GEMM kernels. */
-enum class gemm_kernel {
-  tiled,            // kernels/gemm.hpp: one local-memory buffer per operand
-  double_buffered,  // kernels/gemm_db.hpp: two, loads overlapped with the FMAs
-};
-
-/** A GEMM kernel's tile of C per work group (TM x TN), its depth per
+/** The GEMM kernel's tile of C per work group (TM x TN), its depth per
  *  local-memory step (TK) and the block of C per work item (WPTM x WPTN):
  *  the work group is (TM / WPTM) x (TN / WPTN) work items. */
 struct gemm_tiles {
@@ -31,15 +25,8 @@ struct gemm_tiles {
 };
 
 struct gemm_settings {
-  /** The double-buffered kernel where its local memory fits the device,
-   *  else the tiled one, ... */
-  gemm_kernel kernel = gemm_kernel::double_buffered;
-  /** ... whose tiles need 16.5 KB of local memory (the H200 sweeps'
-   *  fastest, 128 x 128, would need 33 KB, as the double-buffered kernel's
-   *  large tiles do). */
-  gemm_tiles tiled = {64, 64, 16, 4, 4};
-  /** The double-buffered kernel's large tiles (H200 tile sweep at n =
-   *  4096, logs/history.md, H200 runs of 2026-11-24), ... */
+  /** The GEMM kernel's (kernels/gemm.hpp) large tiles (H200 tile sweep at
+   *  n = 4096, logs/history.md, H200 runs of 2026-11-24), ... */
   gemm_tiles large = {128, 128, 8, 8, 8};
   /** ... its small tiles, for products with fewer large tiles than
    *  small_below_pct percent of the compute units (0: never): the short
@@ -53,8 +40,8 @@ struct gemm_settings {
    *  logs/history.md, H200 runs of 2026-11-24). */
   gemm_tiles narrow = {64, 32, 16, 4, 2};
   int narrow_cols = 32;
-  /** The double-buffered kernel multiplies on the FP64 tensor cores (MMA
-   *  = 1 in kernels/gemm_db.hpp: mma.sync.m16n8k8 by inline PTX) where the
+  /** The kernel multiplies on the FP64 tensor cores (MMA = 1 in
+   *  kernels/gemm.hpp: mma.sync.m16n8k8 by inline PTX) where the
    *  tiles fit the warp layout and the device's compiler builds it. */
   bool tensor_cores = false;
 };
