@@ -39,9 +39,8 @@ namespace clbayes {
 namespace linalg {
 namespace internal {
 
-// Copies the block columns of an n x n triangular device matrix (columns of
-// nb; U when `upper`, else L) into the host array out on a second host
-// thread, each once its event has been
+// Copies the block columns of an n x n device matrix (columns of nb) into
+// the host array out on a second host thread, each once its event has been
 // pushed and has completed, on the download queue through the download
 // staging pair. The thread calls no R and launches no kernel (kernel_cl's
 // state belongs to the main thread): it enqueues reads only. An exception
@@ -50,11 +49,11 @@ namespace internal {
 // joins it before the staging's stream goes, so no copy outlives it.
 class block_downloader {
  public:
-  block_downloader(const cl::Buffer& src, bool upper, double* out, int n, int nb,
+  block_downloader(const cl::Buffer& src, double* out, int n, int nb,
                    const opencl::pinned_tuning& pin)
       : queue_(opencl::context::instance().download_queue()),
-        stream_(queue_, pin, opencl::internal::staging_use::download), src_(src),
-        upper_(upper), out_(out), n_(n), nb_(nb), blocks_((n + nb - 1) / nb) {
+        stream_(queue_, pin, opencl::internal::staging_use::download), src_(src), out_(out),
+        n_(n), nb_(nb), blocks_((n + nb - 1) / nb) {
     thread_ = std::thread([this] { run(); });
   }
   block_downloader(const block_downloader&) = delete;
@@ -94,6 +93,7 @@ class block_downloader {
  private:
   void run() {
     try {
+      const std::size_t column_bytes = sizeof(double) * static_cast<std::size_t>(n_);
       for (int k = 0; k < blocks_; ++k) {
         cl::Event final_k;
         {
@@ -104,9 +104,9 @@ class block_downloader {
         }
         const int c0 = k * nb_, width = std::min(nb_, n_ - c0);
         queue_wait(queue_, {final_k});
-        // Only the rows that can be nonzero cross: L's from the block's
-        // diagonal down, U's down to the block's last row.
-        stream_.read_rows(src_, n_, c0, width, upper_ ? 0 : c0, upper_ ? c0 + width : n_, out_);
+        stream_.read(src_, c0 * column_bytes,
+                     reinterpret_cast<char*>(out_ + static_cast<std::size_t>(c0) * n_),
+                     width * column_bytes);
       }
     } catch (...) {  // no check_interrupt() here: rethrown by finish()
       error_ = std::current_exception();
@@ -121,7 +121,6 @@ class block_downloader {
   cl::CommandQueue& queue_;
   opencl::internal::pinned_stream stream_;
   cl::Buffer src_;
-  bool upper_;  // src holds U = L^T (else L)
   double* out_;
   int n_, nb_, blocks_;
   std::mutex m_;
@@ -162,7 +161,7 @@ inline void cholesky_host(const double* a, int rows, int cols, bool upper, doubl
   try {
     opencl::untracked_scope untracked;  // ordered by the queues and markers below
     opencl::internal::pinned_stream stream(tq, pin);
-    internal::block_downloader down((upper ? u : w).buffer(), upper, out, n, sh.nb, pin);
+    internal::block_downloader down((upper ? u : w).buffer(), out, n, sh.nb, pin);
     // Block column j: A's columns into a_dev, then into w with the NaN
     // check, and after the last one the symmetry check over all of A.
     auto arrive = [&](int j) {

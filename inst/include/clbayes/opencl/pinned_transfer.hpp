@@ -33,34 +33,24 @@ struct pinned_tuning {
 
 namespace internal {
 
-// f(i) for every i in [0, count), in `threads` contiguous ranges on as many
-// host threads (0: up to 8, as the host has; never more than count).
-template <typename F>
-inline void parallel_for(std::size_t count, int threads, const F& f) {
-  if (threads <= 0) threads = std::min(8, std::max(1, int(std::thread::hardware_concurrency())));
-  threads = int(std::max<std::size_t>(1, std::min<std::size_t>(threads, count)));
-  const std::size_t part = (count + threads - 1) / threads;
-  auto range = [&](std::size_t lo) {
-    for (std::size_t i = lo; i < std::min(count, lo + part); ++i) f(i);
-  };
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(range, t * part);
-  range(0);
-  for (auto& th : pool) th.join();
-}
-
-// memcpy with several threads (one thread copies at a fraction of the
-// memory bandwidth of a server host), at least 4 MB each.
+// memcpy with several threads: one thread copies at a fraction of the
+// memory bandwidth of a server host.
 inline void parallel_copy(char* dst, const char* src, std::size_t bytes, int threads) {
-  const std::size_t min_part = std::size_t(4) << 20;
   if (threads <= 0) threads = std::min(8, std::max(1, int(std::thread::hardware_concurrency())));
-  const std::size_t parts =
-      std::max<std::size_t>(1, std::min<std::size_t>(threads, bytes / min_part));
-  const std::size_t part = (bytes + parts - 1) / parts;
-  parallel_for(parts, static_cast<int>(parts), [&](std::size_t i) {
-    const std::size_t lo = std::min(bytes, i * part);
-    std::memcpy(dst + lo, src + lo, std::min(bytes, lo + part) - lo);
-  });
+  const std::size_t min_part = std::size_t(4) << 20;
+  threads = int(std::max<std::size_t>(1, std::min<std::size_t>(threads, bytes / min_part)));
+  if (threads == 1) {
+    std::memcpy(dst, src, bytes);
+    return;
+  }
+  std::vector<std::thread> pool;
+  const std::size_t part = (bytes + threads - 1) / threads;
+  for (int t = 1; t < threads; ++t) {
+    const std::size_t lo = std::min(bytes, t * part), hi = std::min(bytes, lo + part);
+    pool.emplace_back([=] { std::memcpy(dst + lo, src + lo, hi - lo); });
+  }
+  std::memcpy(dst, src, std::min(bytes, part));
+  for (auto& th : pool) th.join();
 }
 
 // Two mapped pinned buffers of `bytes` each; unmapped when destroyed.
@@ -191,55 +181,6 @@ class pinned_stream {
       parallel_copy(dst + at[s], pins_.ptr(s), part, threads_);
       done += part;
       if (next < len) enqueue(s);  // refill this buffer while the other drains
-    }
-  }
-
-  /** Rows [r0, r1) of the columns [c0, c0 + cols) of the column-major n-row
-   *  matrix in buf into the same places of the n-row dst, and zeros into
-   *  the other rows of those columns: the nonzero part of a block column of
-   *  a triangular factor crosses the bus and the staging, not its zeros
-   *  (which buf must hold too: columns longer than a chunk are read whole).
-   *  After everything enqueued on the queue so far; returns when dst holds
-   *  them. */
-  void read_rows(const cl::Buffer& buf, int n, int c0, int cols, int r0, int r1, double* dst) {
-    const std::size_t col_bytes = sizeof(double) * static_cast<std::size_t>(r1 - r0);
-    const std::size_t ld = static_cast<std::size_t>(n);
-    if (col_bytes > chunk_ || r1 <= r0) {
-      read(buf, sizeof(double) * ld * c0, reinterpret_cast<char*>(dst + ld * c0),
-           sizeof(double) * ld * cols);
-      return;
-    }
-    const int per = static_cast<int>(std::min<std::size_t>(cols, chunk_ / col_bytes));
-    int next = 0;  // columns whose read is enqueued
-    int at[2] = {0, 0};
-    auto enqueue = [&](int s) {
-      if (ev_[s]() != nullptr) ev_[s].wait();
-      at[s] = next;
-      const int m = std::min(per, cols - next);
-      q_.enqueueReadBufferRect(buf, CL_FALSE, {sizeof(double) * r0, std::size_t(c0 + next), 0},
-                               {0, 0, 0}, {col_bytes, std::size_t(m), 1}, sizeof(double) * ld,
-                               0, col_bytes, 0, pins_.ptr(s), nullptr, &ev_[s]);
-      next += m;
-    };
-    const int first = slot_;
-    for (int i = 0; i < 2 && next < cols; ++i) enqueue(first ^ i);
-    parallel_for(cols, threads_, [&](std::size_t j) {  // while the first reads run
-      double* col = dst + ld * (c0 + j);
-      std::fill(col, col + r0, 0.0);
-      std::fill(col + r1, col + n, 0.0);
-    });
-    for (int done = 0, i = 0; done < cols; ++i) {
-      const int s = first ^ (i & 1);
-      ev_[s].wait();
-      ev_[s] = cl::Event();
-      const int m = std::min(per, cols - at[s]);
-      const char* from = pins_.ptr(s);
-      double* to = dst + ld * (c0 + at[s]) + r0;
-      parallel_for(m, threads_, [&](std::size_t j) {
-        std::memcpy(to + ld * j, from + col_bytes * j, col_bytes);
-      });
-      done += m;
-      if (next < cols) enqueue(s);  // refill this buffer while the other drains
     }
   }
 
