@@ -9,7 +9,8 @@
 // Two device kernels are timed side by side: "tiled" (kernels/glm_lp_tiled.hpp,
 // the default) and "rowblock" (kernels/glm_lp.hpp, the previous one).
 // Knobs of the tiled kernel (glm::glm_tiled_launch): --tile-group G
-// --tile-rows R --tile-gpc U --tile-max-lpi L. Of the row-block kernel
+// --tile-rows R --tile-gpc U --tile-max-lpi L --tile-max-regs M (NVIDIA's
+// register cap, 0: none). Of the row-block kernel
 // (glm::glm_launch): --rows R --chunk C --max-group G --groups-per-cu U
 // --max-chunk M; of both: --reduce-group W.
 //   ./bench_glm --points 1,8,64,256,1024 [--n N] [--k K] [--variants V,...]
@@ -403,7 +404,7 @@ int main(int argc, char** argv) {
   int reps = 9;
   bool tune_run = false;
   std::string only;
-  glm::glm_launch tune;
+  glm::glm_launch tune = glm::tuned_launch(clbayes::opencl::context::instance().info());
   std::vector<std::pair<int, int>> sizes;
   std::vector<int> points;
   std::vector<std::string> variants = {"batch"};
@@ -444,13 +445,14 @@ int main(int argc, char** argv) {
     else if (s == "--tile-rows") tune.tiled.rows = std::atoi(next());
     else if (s == "--tile-gpc") tune.tiled.groups_per_cu = std::atoi(next());
     else if (s == "--tile-max-lpi") tune.tiled.max_lpi = std::atoi(next());
+    else if (s == "--tile-max-regs") tune.tiled.max_registers = std::atoi(next());
     else {
       int n = 0, k = 0;
       if (std::sscanf(s.c_str(), "%dx%d", &n, &k) != 2 || n < 1 || k < 1) {
         std::fprintf(stderr, "usage: %s [--points P,... [--n N] [--k K] [--variants "
                              "batch,single,fused,mma,gemm|all] [--batch-group G] [--batch-gpc U] [--mma-wpc W]]\n", argv[0]);
         std::fprintf(stderr, "usage: %s [--tune] [--reps R] [--family F] [--tile-group G] "
-                             "[--tile-rows R] [--tile-gpc U] [--tile-max-lpi L] [--rows R] "
+                             "[--tile-rows R] [--tile-gpc U] [--tile-max-lpi L] [--tile-max-regs M] [--rows R] "
                              "[--chunk C] [--max-group G] [--groups-per-cu U] [--reduce-group W] "
                              "[--max-chunk M] [NxK ...]\n", argv[0]);
         return 2;
@@ -508,10 +510,11 @@ int main(int argc, char** argv) {
     }
     glm::glm_launch old = tune;
     old.kernel = glm::glm_kernel::rowblock;
-    std::printf("tiled knobs: group %d, rows %d, groups-per-cu %d, max-lpi %d; rowblock knobs: "
-                "rows %d, chunk %d, max-group %d, groups-per-cu %d; reduce-group %d; "
-                "median of %d runs\n\n",
+    std::printf("tiled knobs: group %d, rows %d, groups-per-cu %d, max-lpi %d, max-regs %d; "
+                "rowblock knobs: rows %d, chunk %d, max-group %d, groups-per-cu %d; "
+                "reduce-group %d; median of %d runs\n\n",
                 tune.tiled.group, tune.tiled.rows, tune.tiled.groups_per_cu, tune.tiled.max_lpi,
+                tune.tiled.max_registers,
                 tune.rows, tune.chunk, tune.max_group, tune.groups_per_cu, tune.reduce_group,
                 reps);
     std::printf("| family | n | k | err tiled | err rowblock | tiled lp+grad ms | GB/s | "

@@ -12,12 +12,14 @@
 #include "../kernels/glm_lp.hpp"
 #include "glm_tiled.hpp"
 #include "../opencl/checks.hpp"
+#include "../opencl/device_table.hpp"
 #include "../opencl/transfer.hpp"
 #include "family.hpp"
 
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -96,6 +98,23 @@ struct glm_launch {
   int max_chunk = 16;     // most columns per work item before rows shrink
   int reduce_group = 64;  // work-group size of the finishing reduction
 };
+
+namespace internal {
+inline glm_launch with_register_cap() {
+  glm_launch s;
+  s.tiled.max_registers = 128;
+  return s;
+}
+}  // namespace internal
+
+/** The single-point kernels' launch for device `d` (opencl/device_table.hpp). */
+inline glm_launch tuned_launch(const opencl::device_info& d) {
+  static const opencl::device_entry<glm_launch> table[] = {
+      {"NVIDIA", "", 0, internal::with_register_cap()},
+      {"", "", 0, glm_launch()},  // any other device
+  };
+  return opencl::lookup(table, d);
+}
 
 namespace internal {
 
@@ -215,7 +234,9 @@ inline int glm_lp_rowblock_launch(glm_workspace& w, const glm_data_cl& data,
  */
 inline glm_result glm_lp_opencl(const glm_data_cl& data, const glm_params& p,
                                 bool gradient, bool propto,
-                                const glm_launch& tune = glm_launch()) {
+                                const std::optional<glm_launch>& settings = std::nullopt) {
+  const glm_launch tune =
+      settings ? *settings : tuned_launch(opencl::context::instance().info());
   const int n = data.n, k = data.k, ne = p.n_eta;
   check_glm_shapes(p, n, k);
   glm_result res;

@@ -34,6 +34,12 @@ struct glm_tiled_launch {
   int rows = 16;            // TILE_ROWS: most rows per tile (power of two)
   int groups_per_cu = 8;    // persistent groups per compute unit
   int max_lpi = 64;         // most x values per item in flight (registers)
+  /** NVIDIA only: registers per work item (-cl-nv-maxrregcount, with the
+   *  work-group size left undeclared so that the cap holds; 0: the
+   *  compiler's choice). 128 keeps 16 warps per unit: left to itself the
+   *  compiler gives normal_id 137 registers and ordered_logistic 143, 12
+   *  warps (H200, log 2026-11-25-glm-single-point). */
+  int max_registers = 0;
 };
 
 namespace internal {
@@ -115,6 +121,8 @@ inline int glm_lp_tiled_launch(opencl::matrix_cl& partials, opencl::matrix_cl& r
         {"TILE_WG", sh.wg},
         {"TILE_ROWS", sh.rows}, {"LPI", sh.lpi}, {"GCOLS", sh.gcols}};
     for (const auto& kv : options) kern.set_option(kv.first, kv.second);
+    kern.set_option("-cl-nv-maxrregcount", tune.max_registers);
+    kern.set_option("FIXED_WG", tune.max_registers > 0 ? 0 : 1);  // the cap holds without it
     if (static_cast<int>(kern.max_work_group_size()) >= wg) break;
     if (wg <= 32) return 0;
     wg /= 2;

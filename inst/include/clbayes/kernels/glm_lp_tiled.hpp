@@ -102,7 +102,10 @@ double glm_row(double* eta, const double yi, const double al, const double off,
  * rowv     local, (NETA + 3) * TILE_ROWS doubles; cut_acc: max(n_cuts, 1)
  * Needs get_num_groups(0) <= the number of tiles, ceil(n / TILE_ROWS).
  */
-__kernel __attribute__((reqd_work_group_size(TILE_WG, 1, 1)))
+__kernel
+#if FIXED_WG
+__attribute__((reqd_work_group_size(TILE_WG, 1, 1)))
+#endif
 void glm_lp_tiled(__global double* partials, __global double* row_grad,
                   __global const double* x, __global const double* y,
                   __global const double* offset,
@@ -270,15 +273,18 @@ inline const char* glm_lp_tiled_program() {
   return text.c_str();
 }
 
-/** Options: FAMILY, OFFSET, NETA, TILE_WG, TILE_ROWS, LPI, GCOLS; set for
- *  each call by glm_lp_tiled_launch (glm/glm_tiled.hpp). */
+/** Options: FAMILY, OFFSET, NETA, TILE_WG, TILE_ROWS, LPI, GCOLS, FIXED_WG
+ *  (1: the work-group size is declared, reqd_work_group_size; NVIDIA's
+ *  compiler takes that as launch bounds, which override a register cap)
+ *  and the cap -cl-nv-maxrregcount; set for each call by
+ *  glm_lp_tiled_launch (glm/glm_tiled.hpp). */
 inline kernel_cl<out_buffer, out_buffer, in_buffer, in_buffer, in_buffer, in_buffer,
                  in_out_buffer, int,
                  int, int, int, int, int, int, int, int, cl::LocalSpaceArg, cl::LocalSpaceArg,
                  cl::LocalSpaceArg, cl::LocalSpaceArg, cl::LocalSpaceArg>
     glm_lp_tiled("glm_lp_tiled", glm_lp_tiled_program(),
                  {{"FAMILY", 0}, {"OFFSET", 0}, {"NETA", 1}, {"TILE_WG", 128}, {"TILE_ROWS", 32},
-                  {"LPI", 25}, {"GCOLS", 1}});
+                  {"LPI", 25}, {"GCOLS", 1}, {"FIXED_WG", 1}});
 
 }  // namespace kernels
 }  // namespace opencl

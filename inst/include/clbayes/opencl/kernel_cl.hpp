@@ -137,10 +137,17 @@ void check_arg_device(const V& v, typename std::enable_if<is_buffer_arg<T>::valu
 template <typename T, typename V>
 void check_arg_device(const V&, typename std::enable_if<!is_buffer_arg<T>::value>::type* = nullptr) {}
 
+// A key that starts with '-' is a compiler flag, passed as key=value and
+// left out when the value is 0 (-cl-nv-maxrregcount); every other key is a
+// define.
 inline std::string build_options(const std::map<std::string, int>& options) {
   std::string out;
-  for (const auto& kv : options)
-    out += "-D " + kv.first + "=" + std::to_string(kv.second) + " ";
+  for (const auto& kv : options) {
+    if (kv.first[0] != '-')
+      out += "-D " + kv.first + "=" + std::to_string(kv.second) + " ";
+    else if (kv.second != 0)
+      out += kv.first + "=" + std::to_string(kv.second) + " ";
+  }
   return out;
 }
 
@@ -249,7 +256,8 @@ class kernel_cl {
 
   const std::string& name() const { return name_; }
   int option(const std::string& key) const { return options_.at(key); }
-  /** Change a tuning define; the next launch builds (and caches) that variant. */
+  /** Change a tuning define (or flag, see build_options); the next launch
+   *  builds (and caches) that variant. */
   void set_option(const std::string& key, int value) {
     auto it = options_.find(key);
     if (it != options_.end() && it->second == value) return;
