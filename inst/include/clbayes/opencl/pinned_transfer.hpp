@@ -14,14 +14,9 @@
 #include "transfer.hpp"
 
 #include <algorithm>
-#include <cstdint>
 #include <cstring>
 #include <thread>
 #include <vector>
-
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
 
 #ifdef CLBAYES_OPENCL
 
@@ -39,23 +34,6 @@ struct pinned_tuning {
   bool huge_pages = true;
 };
 
-/** Asks Linux to back the whole 2 MB pages of [p, p + bytes) with
- *  transparent huge pages; a hint, without effect elsewhere or where they
- *  are off. Each result R hands over is fresh memory, mapped page by page
- *  as it is first written: in 4 KB pages the faults can cost more than the
- *  copy itself (a first write of 512 MB took 0.87-0.91 s on the 2-core
- *  development VM, 33-56 ms once mapped; log 2026-11-25-host-pages). */
-inline void advise_huge_pages(void* p, std::size_t bytes) {
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  const std::uintptr_t huge = std::uintptr_t(2) << 20;
-  const std::uintptr_t lo = (reinterpret_cast<std::uintptr_t>(p) + huge - 1) & ~(huge - 1);
-  const std::uintptr_t hi = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(huge - 1);
-  if (hi > lo) madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_HUGEPAGE);  // errors: no hint
-#else
-  (void)p;
-  (void)bytes;
-#endif
-}
 
 namespace internal {
 
