@@ -113,7 +113,8 @@ struct gemm_choice {
 
 // Tiles t made to run on a device with work groups of at most max_group
 // items (else 32 x 32 with 4 x 4 per work item) and local_mem bytes of
-// local memory (TK halved down to 8, then the longer side of the tile).
+// local memory, counted with the tensor cores' padding (TK halved down to
+// 8, then the longer side of the tile).
 inline gemm_tiles fit_tiles(gemm_tiles t, std::size_t max_group, std::uint64_t local_mem) {
   if (static_cast<std::size_t>(t.tm / t.wptm) * (t.tn / t.wptn) > max_group)
     t = {32, 32, t.tk, 4, 4};

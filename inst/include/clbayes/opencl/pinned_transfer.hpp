@@ -34,7 +34,6 @@ struct pinned_tuning {
   bool huge_pages = true;
 };
 
-
 namespace internal {
 
 // memcpy with several threads: one thread copies at a fraction of the
