@@ -32,6 +32,11 @@ struct pinned_tuning {
   /** Ask for huge pages under the host arrays the copies back write
    *  (advise_huge_pages). */
   bool huge_pages = true;
+  /** The host arrays are page-locked already (a page_locked_buffer's
+   *  memory): the copies from (into) them go straight to (from) the
+   *  device, not through the staging. */
+  bool source_page_locked = false;       // what the uploads read
+  bool destination_page_locked = false;  // what the copies back write
 };
 
 namespace internal {
@@ -56,42 +61,58 @@ inline void parallel_copy(char* dst, const char* src, std::size_t bytes, int thr
   for (auto& th : pool) th.join();
 }
 
-// Two mapped pinned buffers of `bytes` each; unmapped when destroyed.
-class pinned_pair {
+}  // namespace internal
+
+/** Host memory that the DMA engines read and write at full bus speed: a
+ *  buffer allocated with CL_MEM_ALLOC_HOST_PTR (page-locked by the
+ *  drivers that matter) and mapped for its lifetime; unmapped when
+ *  destroyed. Allocating one takes time (the pages are locked), so keep
+ *  it for many copies. */
+class page_locked_buffer {
  public:
-  explicit pinned_pair(std::size_t bytes) {
+  page_locked_buffer() = default;
+  explicit page_locked_buffer(std::size_t bytes) : bytes_(bytes) {
     context& ctx = context::instance();
     try {
-      for (int s = 0; s < 2; ++s) {
-        buf_[s] = cl::Buffer(ctx.cl_context(), CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes);
-        ptr_[s] = static_cast<char*>(ctx.queue().enqueueMapBuffer(
-            buf_[s], CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes));
-      }
+      buf_ = cl::Buffer(ctx.cl_context(), CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes);
+      ptr_ = static_cast<char*>(ctx.queue().enqueueMapBuffer(
+          buf_, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes));
     } catch (const cl::Error& e) {
-      release();
-      throw cl_failure("allocating two pinned staging buffers of " +
-                           format_bytes(static_cast<double>(bytes)),
+      throw cl_failure("allocating " + format_bytes(static_cast<double>(bytes)) +
+                           " of page-locked host memory",
                        e.err());
     }
   }
-  pinned_pair(const pinned_pair&) = delete;
-  pinned_pair& operator=(const pinned_pair&) = delete;
-  ~pinned_pair() { release(); }
-  char* ptr(int s) const { return ptr_[s]; }
-
- private:
-  void release() {
+  page_locked_buffer(const page_locked_buffer&) = delete;
+  page_locked_buffer& operator=(const page_locked_buffer&) = delete;
+  ~page_locked_buffer() {
+    if (ptr_ == nullptr) return;
     try {
       cl::CommandQueue& q = context::instance().queue();
-      for (int s = 0; s < 2; ++s)
-        if (ptr_[s] != nullptr) q.enqueueUnmapMemObject(buf_[s], ptr_[s]);
+      q.enqueueUnmapMemObject(buf_, ptr_);
       q.finish();
     } catch (const cl::Error&) {  // nothing useful to do in a destructor
     }
-    ptr_[0] = ptr_[1] = nullptr;
   }
-  cl::Buffer buf_[2];
-  char* ptr_[2] = {nullptr, nullptr};
+  char* data() const { return ptr_; }
+  std::size_t bytes() const { return bytes_; }
+
+ private:
+  cl::Buffer buf_;
+  char* ptr_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+namespace internal {
+
+// Two page-locked buffers of `bytes` each: the staging of a pinned_stream.
+class pinned_pair {
+ public:
+  explicit pinned_pair(std::size_t bytes) : buf_{page_locked_buffer(bytes), page_locked_buffer(bytes)} {}
+  char* ptr(int s) const { return buf_[s].data(); }
+
+ private:
+  page_locked_buffer buf_[2];
 };
 
 // Which staging pair a stream uses: `upload` serves every copy of one
@@ -132,7 +153,8 @@ class pinned_stream {
   pinned_stream(cl::CommandQueue& q, const pinned_tuning& tune,
                 staging_use use = staging_use::upload)
       : q_(q), pins_(staging(tune.chunk_bytes, use)), chunk_(tune.chunk_bytes),
-        threads_(tune.threads), huge_pages_(tune.huge_pages) {}
+        threads_(tune.threads), huge_pages_(tune.huge_pages),
+        src_locked_(tune.source_page_locked), dst_locked_(tune.destination_page_locked) {}
   pinned_stream(const pinned_stream&) = delete;
   pinned_stream& operator=(const pinned_stream&) = delete;
   // The staging pair outlives the stream: nothing may still be copying
@@ -147,9 +169,14 @@ class pinned_stream {
   }
 
   /** Enqueue the copy of `len` bytes at src into `buf` at byte `offset`;
-   *  src may change once this returns. The event of the last chunk. */
+   *  src may change once this returns, unless it is page-locked (then
+   *  once the queue has run the copy). The event of the last chunk. */
   cl::Event write(const cl::Buffer& buf, std::size_t offset, const char* src, std::size_t len) {
     cl::Event last;
+    if (src_locked_) {
+      q_.enqueueWriteBuffer(buf, CL_FALSE, offset, len, src, nullptr, &last);
+      return last;
+    }
     for (std::size_t done = 0; done < len; done += chunk_) {
       const std::size_t part = std::min(chunk_, len - done);
       cl::Event& e = ev_[slot_];
@@ -165,6 +192,12 @@ class pinned_stream {
   /** Copy `len` bytes of `buf` at byte `offset` into dst, after everything
    *  enqueued on the queue so far; returns when dst holds them. */
   void read(const cl::Buffer& buf, std::size_t offset, char* dst, std::size_t len) {
+    if (dst_locked_) {  // not a blocking read: that stalls other threads' enqueues
+      cl::Event e;
+      q_.enqueueReadBuffer(buf, CL_FALSE, offset, len, dst, nullptr, &e);
+      e.wait();
+      return;
+    }
     if (huge_pages_) advise_huge_pages(dst, len);
     std::size_t next = 0;  // bytes whose read is enqueued
     std::size_t at[2] = {0, 0};
@@ -193,7 +226,7 @@ class pinned_stream {
   pinned_pair& pins_;
   std::size_t chunk_;
   int threads_;
-  bool huge_pages_;
+  bool huge_pages_, src_locked_, dst_locked_;
   cl::Event ev_[2];
   int slot_ = 0;
 };
