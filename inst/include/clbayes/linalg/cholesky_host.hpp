@@ -3,135 +3,33 @@
 
 // The Cholesky factor of a matrix in host memory, computed on the device
 // with its transfers overlapped: A crosses the bus by block columns
-// (cholesky_settings::host_block) on the transfer queue
-// (opencl/context.hpp), the left-looking schedule of
-// linalg/cholesky_panel.hpp updates and factors each block column as soon
-// as it has arrived, and each block column of L (or of U = L^T) is copied back as
-// soon as it is final, by a second host thread on the download queue with
-// its own pinned staging, while the first thread still uploads A and the
-// device factors the rest (the bus is full duplex). Host to host then
-// takes about the larger of the transfers and the factorisation rather
-// than their sum. The checks of linalg::cholesky happen on the way in: NaN
-// and Inf in the kernel that copies each block column into the working
-// matrix, symmetry over all of A once it is on the device (beside the
-// factorisation, on the transfer queue); every flag comes back in one read
-// at the end.
+// (cholesky_settings::host_block) on an upload thread, the left-looking
+// schedule of linalg/cholesky_panel.hpp updates and factors each block
+// column as soon as it has arrived, and each block column of L (or of
+// U = L^T) goes back on a download thread as soon as it is final
+// (opencl/block_transfer.hpp). Host to host then takes about the larger of
+// the transfers and the factorisation rather than their sum. This thread
+// only enqueues kernels: NVIDIA's driver lets it run only so far ahead of
+// the device, so host copies on it would leave the device idle (log
+// 2026-11-25-h200-transfer). The checks of linalg::cholesky happen on the
+// way in: NaN and Inf in the kernel that copies each block column into
+// the working matrix, symmetry over all of A once it is on the device
+// (beside the factorisation, on the side queue); every flag comes back in
+// one read at the end.
 
 #include "../error.hpp"
 #include "../kernels/check.hpp"
 #include "../kernels/transpose.hpp"
-#include "../opencl/pinned_transfer.hpp"
+#include "../opencl/block_transfer.hpp"
 #include "cholesky.hpp"
 #include "settings.hpp"
 
-#include <algorithm>
-#include <chrono>
-#include <condition_variable>
-#include <exception>
-#include <mutex>
 #include <string>
-#include <thread>
-#include <vector>
 
 #ifdef CLBAYES_OPENCL
 
 namespace clbayes {
 namespace linalg {
-namespace internal {
-
-// Copies the block columns of an n x n device matrix (columns of nb) into
-// the host array out on a second host thread, each once its event has been
-// pushed and has completed, on the download queue through the download
-// staging pair. The thread calls no R and launches no kernel (kernel_cl's
-// state belongs to the main thread): it enqueues reads only. An exception
-// in it is kept and rethrown by finish() on the main thread. The
-// destructor stops the thread (after the block column in flight) and
-// joins it before the staging's stream goes, so no copy outlives it.
-class block_downloader {
- public:
-  block_downloader(const cl::Buffer& src, double* out, int n, int nb,
-                   const opencl::pinned_tuning& pin)
-      : queue_(opencl::context::instance().download_queue()),
-        stream_(queue_, pin, opencl::internal::staging_use::download), src_(src), out_(out),
-        n_(n), nb_(nb), blocks_((n + nb - 1) / nb) {
-    thread_ = std::thread([this] { run(); });
-  }
-  block_downloader(const block_downloader&) = delete;
-  block_downloader& operator=(const block_downloader&) = delete;
-  ~block_downloader() {
-    {
-      std::lock_guard<std::mutex> lock(m_);
-      stop_ = true;
-    }
-    cv_.notify_all();
-    if (thread_.joinable()) thread_.join();
-  }
-
-  /** Block column events.size() of src is final after `e` (flushed). */
-  void push(const cl::Event& e) {
-    {
-      std::lock_guard<std::mutex> lock(m_);
-      events_.push_back(e);
-    }
-    cv_.notify_all();
-  }
-
-  /** Returns once every block column is in out, checking for interrupts
-   *  meanwhile; rethrows what the thread threw. */
-  void finish() {
-    std::unique_lock<std::mutex> lock(m_);
-    while (!cv_.wait_for(lock, std::chrono::milliseconds(20), [this] { return finished_; })) {
-      lock.unlock();
-      check_interrupt();
-      lock.lock();
-    }
-    lock.unlock();
-    thread_.join();
-    if (error_) std::rethrow_exception(error_);
-  }
-
- private:
-  void run() {
-    try {
-      const std::size_t column_bytes = sizeof(double) * static_cast<std::size_t>(n_);
-      for (int k = 0; k < blocks_; ++k) {
-        cl::Event final_k;
-        {
-          std::unique_lock<std::mutex> lock(m_);
-          cv_.wait(lock, [&] { return stop_ || static_cast<int>(events_.size()) > k; });
-          if (stop_) break;
-          final_k = events_[k];
-        }
-        const int c0 = k * nb_, width = std::min(nb_, n_ - c0);
-        queue_wait(queue_, {final_k});
-        stream_.read(src_, c0 * column_bytes,
-                     reinterpret_cast<char*>(out_ + static_cast<std::size_t>(c0) * n_),
-                     width * column_bytes);
-      }
-    } catch (...) {  // no check_interrupt() here: rethrown by finish()
-      error_ = std::current_exception();
-    }
-    {
-      std::lock_guard<std::mutex> lock(m_);
-      finished_ = true;
-    }
-    cv_.notify_all();
-  }
-
-  cl::CommandQueue& queue_;
-  opencl::internal::pinned_stream stream_;
-  cl::Buffer src_;
-  double* out_;
-  int n_, nb_, blocks_;
-  std::mutex m_;
-  std::condition_variable cv_;
-  std::vector<cl::Event> events_;
-  bool stop_ = false, finished_ = false;
-  std::exception_ptr error_;
-  std::thread thread_;  // last: started once everything above exists
-};
-
-}  // namespace internal
 
 /** The Cholesky factor of the rows x cols host matrix a (column-major),
  *  written whole into out (rows * cols doubles): L with zeros above the
@@ -152,38 +50,34 @@ inline void cholesky_host(const double* a, int rows, int cols, bool upper, doubl
   matrix_cl u = upper ? matrix_cl(n, n) : matrix_cl();
   const cl::Buffer flag = internal::new_flags();
   const internal::schedule_shape sh = internal::shape_for(s.cholesky, n, s.cholesky.host_block);
-  cl::CommandQueue& tq = ctx.transfer_queue();
-  const std::size_t column_bytes = sizeof(double) * static_cast<std::size_t>(n);
-  auto columns = [&](int j) {  // first column and width of block column j
-    const int c0 = j * sh.nb;
-    return std::make_pair(c0, std::min(sh.nb, n - c0));
-  };
+  const opencl::block_columns blocks{n, sh.nb};
   try {
     opencl::untracked_scope untracked;  // ordered by the queues and markers below
-    opencl::internal::pinned_stream stream(tq, pin);
-    internal::block_downloader down((upper ? u : w).buffer(), out, n, sh.nb, pin);
-    // Block column j: A's columns into a_dev, then into w with the NaN
-    // check, and after the last one the symmetry check over all of A.
+    cl::CommandQueue& main_q = ctx.main_queue();
+    cl::CommandQueue& side_q = ctx.side_queue();
+    opencl::internal::block_downloader down((upper ? u : w).buffer(), out, blocks, pin);
+    opencl::internal::block_uploader up(a, a_dev.buffer(), blocks, pin);
+    // Block column j: into w with the NaN check once it has arrived, and
+    // after the last one the symmetry check over all of A on the side
+    // queue, beside the factorisation.
     auto arrive = [&](int j) {
-      ctx.main_queue().flush();  // what is enqueued runs while the host copies
-      const auto cc = columns(j);
-      stream.write(a_dev.buffer(), cc.first * column_bytes,
-                   reinterpret_cast<const char*>(a + static_cast<std::size_t>(cc.first) * n),
-                   cc.second * column_bytes);
-      opencl::queue_scope transfer(opencl::queue_role::transfer);
-      opencl::kernels::copy_columns_checked(cl::NDRange(n, cc.second), a_dev, w, n, cc.first,
-                                            cc.second, flag);
-      cl::Event there = internal::queue_marker(tq);
-      if (cc.first + cc.second == n) {  // after the marker: the schedule need not wait for it
+      main_q.flush();  // what is enqueued runs while this thread waits
+      const cl::Event there = up.arrived(j);
+      internal::queue_wait(main_q, {there});
+      opencl::phase_scope ph("arrival");
+      opencl::kernels::copy_columns_checked(cl::NDRange(n, blocks.width(j)), a_dev, w, n,
+                                            blocks.first(j), blocks.width(j), flag);
+      if (j + 1 == blocks.count()) {
+        opencl::queue_scope side(opencl::queue_role::side);
+        internal::queue_wait(side_q, {there});
         const int tile = opencl::kernels::check_symmetric.option("SYM_TILE");
         const int tile_rows = opencl::kernels::check_symmetric.option("SYM_ROWS");
         const std::size_t tiles = (n + tile - 1) / tile;
         opencl::kernels::check_symmetric(cl::NDRange(tiles * tile, tiles * tile_rows),
                                          cl::NDRange(tile, tile_rows), a_dev, n,
                                          symmetry_tolerance, flag, 2);
+        side_q.flush();
       }
-      tq.flush();
-      return there;
     };
     // Block column k of L is final once panel k is; block column k of U
     // reads row block k of L, final then too: made on the main queue (the
@@ -191,23 +85,22 @@ inline void cholesky_host(const double* a, int rows, int cols, bool upper, doubl
     auto finished = [&](int k, const cl::Event& done) {
       cl::Event ready = done;
       if (upper) {
-        const auto cc = columns(k);
-        opencl::kernels::upper_columns_of_lower(cl::NDRange(n, cc.second), u, w, n, cc.first,
-                                                cc.second);
-        ready = internal::queue_marker(ctx.main_queue());
+        opencl::kernels::upper_columns_of_lower(cl::NDRange(n, blocks.width(k)), u, w, n,
+                                                blocks.first(k), blocks.width(k));
+        ready = internal::queue_marker(main_q);
       }
       // The download thread waits for `ready`: submitted before it sees it.
-      ctx.main_queue().flush();
+      main_q.flush();
       down.push(ready);
     };
     internal::cholesky_left_looking(w, sh.nb, sh.ib, flag, s.gemm, arrive, finished);
-    ctx.main_queue().flush();
+    main_q.flush();
     down.finish();
     ctx.finish_all();
   } catch (const cl::Error& e) {
     throw opencl_error(std::string(e.what()) + " in the Cholesky of a host matrix", e.err());
   }
-  internal::check_flags(tq, flag);
+  internal::check_flags(ctx.main_queue(), flag);
 }
 
 }  // namespace linalg

@@ -183,10 +183,10 @@ inline void cholesky_lookahead(matrix_cl& w, int nb, int ib, const cl::Buffer& f
 // One queue, in order.
 //
 // Where the block columns of the matrix come from (block column j: columns
-// j nb .. j nb + nb - 1): a function that brings block column j into w and
-// returns an event that completes when it is there; called once per block
-// column, in order, before the first command that touches the column.
-using block_arrival = std::function<cl::Event(int)>;
+// j nb .. j nb + nb - 1): a function that enqueues on the main queue what
+// brings block column j into w; called once per block column, in order,
+// before the first command that touches the column.
+using block_arrival = std::function<void(int)>;
 
 // Called once block column k is enqueued, with an event after which block
 // column k of L is final, while the main queue (the one that factored it)
@@ -204,7 +204,7 @@ inline void cholesky_left_looking(matrix_cl& w, int nb, int ib, const cl::Buffer
   for (int k = 0; k < n; k += nb) {
     check_interrupt();
     const int b = std::min(nb, n - k);
-    if (arrive) queue_wait(main_q, {arrive(k / nb)});
+    if (arrive) arrive(k / nb);
     if (k > 0) lower_update(w, k, n - k, b, 0, k, g, "left-looking update");
     cholesky_panel(w, k, b, ib, t, inv, flag, g);
     if (finished) finished(k / nb, queue_marker(main_q));
