@@ -5,12 +5,12 @@
 #' Cesnovar et al. (2020, section 3.3.1) as a loop over panels of columns:
 #' each panel is factored by small single-work-group kernels and products
 #' on one queue while the rest of the matrix is updated by large GEMMs on
-#' another. An R matrix crosses the bus block column by block column and is
-#' factored in the left-looking order: each block column is updated with
-#' the finished columns left of it and factored as soon as it has arrived,
-#' and copied back at once by a second thread while later columns still
-#' arrive, so that both copies overlap with the factorisation. On the CPU
-#' it uses Eigen's blocked LLT.
+#' another. An R matrix crosses the bus block column by block column,
+#' copied in and back by two helper threads, and is factored in the
+#' left-looking order: each block column is updated with the finished
+#' columns left of it and factored as soon as it has arrived, and copied
+#' back at once while later columns still arrive, so that both copies
+#' overlap with the factorisation. On the CPU it uses Eigen's blocked LLT.
 #'
 #' @param x A symmetric positive-definite numeric matrix, or a [gpu_matrix()].
 #'   Symmetry is checked to a relative tolerance of `1e-8` per element.
