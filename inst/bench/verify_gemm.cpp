@@ -5,11 +5,16 @@
 // the look-ahead's persistent launch, split-k, batches, the four op()
 // combinations, triangular views of the operands, lower-only C, and sizes
 // that are not multiples of the tiles. Also the Cholesky (residual and
-// Eigen) with each setting. Prints one line per case and exits 1 on any
+// Eigen) with each setting, and the streamed host-to-host Cholesky from
+// pageable and page-locked memory. Prints one line per case and exits 1 on any
 // error above 1e-12 (relative to the largest element of the reference).
 //   ./verify_gemm            (make -C inst/bench verify_gemm)
 
 #include "linalg_tune.hpp"
+
+#include <clbayes/linalg/cholesky_host.hpp>
+
+#include <cstring>
 
 namespace {
 
@@ -113,6 +118,37 @@ void cholesky_cases(const la::linalg_settings& s, const char* setting) {
   }
 }
 
+// The streamed host path (linalg/cholesky_host.hpp) from pageable and from
+// page-locked memory, L and U, in block columns of 96 (ragged at 257) and
+// of the settings' width.
+void host_cholesky_cases(const la::linalg_settings& s, const char* setting) {
+  char buf[200];
+  for (int n : {257, 3000}) {
+    la::linalg_settings hs = s;
+    if (n == 257) hs.cholesky.host_block = 96;
+    Eigen::MatrixXd x = random_matrix(n, n, 11);
+    const Eigen::MatrixXd a = x * x.transpose() + n * Eigen::MatrixXd::Identity(n, n);
+    const Eigen::MatrixXd ref = a.llt().matrixL();
+    const std::size_t bytes = sizeof(double) * a.size();
+    cl_ops::page_locked_buffer in(bytes), out(bytes);
+    std::memcpy(in.data(), a.data(), bytes);
+    for (int locked : {0, 1})
+      for (int upper : {0, 1}) {
+        cl_ops::pinned_tuning pin;
+        pin.source_page_locked = pin.destination_page_locked = locked != 0;
+        Eigen::MatrixXd got(n, n);
+        double* dst = locked ? reinterpret_cast<double*>(out.data()) : got.data();
+        la::cholesky_host(locked ? reinterpret_cast<const double*>(in.data()) : a.data(), n, n,
+                          upper != 0, dst, hs, pin);
+        if (locked) std::memcpy(got.data(), dst, bytes);
+        std::snprintf(buf, sizeof buf, "%s: host to host, n = %d, blocks of %d, %s, %s", setting,
+                      n, hs.cholesky.host_block, locked ? "page-locked" : "pageable",
+                      upper ? "U" : "L");
+        report(buf, rel_err(got, upper ? Eigen::MatrixXd(ref.transpose()) : ref));
+      }
+  }
+}
+
 }  // namespace
 
 int main() {
@@ -131,6 +167,7 @@ int main() {
       gemm_cases(s.gemm, setting);
       cholesky_cases(s, setting);
     }
+    host_cholesky_cases(on, "default");
     // The tiles a device with 16 KB of local memory gets (TK halved).
     const std::size_t max_wg = ctx.info().max_work_group_size;
     la::linalg_settings small = on;
