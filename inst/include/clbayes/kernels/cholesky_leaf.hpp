@@ -13,7 +13,8 @@
 // Factorisation: Gaussian elimination on the symmetric block without
 // square roots (A[i][c] -= A[i][j] A[c][j] / A[j][j] for j < c <= i), then
 // every column is scaled by 1 / sqrt of its pivot. Column j is only read
-// in step j, so one barrier per step suffices.
+// in step j, so one barrier per step suffices. The reciprocal of pivot j
+// is computed once, by the item that finishes the pivot in step j - 1.
 // Inverse: forward substitution L X = I with X in registers, the finished
 // row j of X broadcast through a double-buffered local row.
 
@@ -42,6 +43,7 @@ __kernel void cholesky_leaf(__global double* A, int n, int o, int b,
                             __global int* flag) {
   __local double L[CHOLESKY_BLOCK][CHOLESKY_BLOCK + 1];
   __local double xrow[2][CHOLESKY_BLOCK];
+  __local double rpiv[CHOLESKY_BLOCK];  // 1 / pivot j, by the item that finished it
   const int i = get_local_id(0);
   const int t = get_local_id(1);
   const long base = (long)o * n + o;
@@ -49,6 +51,7 @@ __kernel void cholesky_leaf(__global double* A, int n, int o, int b,
     const int c = t + s * LEAF_T;
     if (c < b) L[i][c] = A[base + (long)c * n + i];
   }
+  if (i == 0 && t == 0) rpiv[0] = 1.0 / A[base];
   for (int j = 0; j < b; ++j) {
     barrier(CLK_LOCAL_MEM_FENCE);
     const double p = L[j][j];
@@ -57,10 +60,16 @@ __kernel void cholesky_leaf(__global double* A, int n, int o, int b,
       return;
     }
     if (i > j) {
-      const double f = L[i][j] / p;
+      // One FP64 division per step, not one per item: pivot j + 1 is
+      // final once its item has updated it here, and that item divides.
+      const double f = L[i][j] * rpiv[j];
       for (int s = 0; s < CPT; ++s) {
         const int c = t + s * LEAF_T;
-        if (c > j && c <= i) L[i][c] = fma(-f, L[c][j], L[i][c]);
+        if (c > j && c <= i) {
+          const double v = fma(-f, L[c][j], L[i][c]);
+          L[i][c] = v;
+          if (c == i && c == j + 1) rpiv[c] = 1.0 / v;
+        }
       }
     }
   }
@@ -84,10 +93,10 @@ __kernel void cholesky_leaf(__global double* A, int n, int o, int b,
   double x[CPT];
   for (int s = 0; s < CPT; ++s) x[s] = (t + s * LEAF_T == i) ? 1.0 : 0.0;
   barrier(CLK_LOCAL_MEM_FENCE);
+  const double d = 1.0 / L[i][i];  // every row's at once, off the chain below
   for (int j = 0; j < b; ++j) {
     __local double* row = xrow[j & 1];
     if (i == j) {
-      const double d = 1.0 / L[j][j];
       for (int s = 0; s < CPT; ++s) {
         const int c = t + s * LEAF_T;
         x[s] *= d;
