@@ -190,6 +190,31 @@ test_that("Ctrl-C during a compiled loop stops Rscript as it does in R code", {
   expect_false(grepl("Error|interrupted by the user", p$read_all_error()))
 })
 
+test_that("Ctrl-C during gpu_chol's streamed transfers is an interrupt; the next call works", {
+  skip_on_os("windows")
+  skip_on_cran()
+  skip_if_not_installed("processx")
+  skip_if_no_device()
+  ready <- tempfile()
+  # Two block columns of a 1500 x 1500 matrix: copied in and back by the
+  # host path's two threads (linalg/cholesky_host.hpp) while it is factored.
+  code <- sprintf(paste0(
+    "library(clbayes); set.seed(1); n <- 1500; ",
+    "x <- crossprod(matrix(rnorm(n * n), n)) + diag(n); writeLines('ready', '%s'); ",
+    "res <- tryCatch({ for (i in 1:1000) l <- gpu_chol(x, backend = 'opencl'); 'finished' }, ",
+    "interrupt = function(e) 'interrupt', ",
+    "error = function(e) paste('error:', conditionMessage(e))); ",
+    "y <- x[1:300, 1:300]; l <- gpu_chol(y, backend = 'opencl'); ",
+    "cat('result:', res, 'after:', max(abs(tcrossprod(l) - y)) / max(abs(y)) < 1e-12, '\\n')"),
+    ready)
+  p <- processx::process$new(file.path(R.home("bin"), "Rscript"), c("-e", code),
+                             stdout = "|", stderr = "|", env = child_env())
+  on.exit(if (p$is_alive()) p$kill(), add = TRUE)
+  interrupt_when_ready(p, ready)
+  expect_false(p$is_alive())
+  expect_match(p$read_all_output(), "result: interrupt after: TRUE", fixed = TRUE)
+})
+
 test_that("model_log_density refuses NA points instead of returning -Inf", {
   set.seed(1)
   x <- matrix(rnorm(20), 10)
