@@ -128,15 +128,26 @@ test_that("messages show numbers as R does, never with %f's six decimals", {
   expect_false(grepl("[0-9]\\.[0-9]{6}", err))
 })
 
-# Sends SIGINT to the process `p` once it has written the file `ready`
-# (just before its long compiled call) and waits for it to end.
-interrupt_when_ready <- function(p, ready) {
+# Runs the R code `code` in a child Rscript (the environment of
+# child_env()), sends it SIGINT once it has written the file `ready` (just
+# before its long compiled call) and waits for it to end. Returns the
+# process and whether it was still alive then (it is killed if so).
+interrupted_child <- function(code, ready) {
+  p <- processx::process$new(file.path(R.home("bin"), "Rscript"), c("-e", code),
+                             stdout = "|", stderr = "|", env = child_env())
+  on.exit(if (p$is_alive()) p$kill(), add = TRUE)
   deadline <- Sys.time() + 120
   while (!file.exists(ready) && p$is_alive() && Sys.time() < deadline) Sys.sleep(0.1)
   Sys.sleep(0.5)  # inside the compiled call by now
   p$interrupt()
   p$wait(60000)
-  invisible(p)
+  list(process = p, alive = p$is_alive())
+}
+
+skip_unless_ctrl_c <- function() {
+  skip_on_os("windows")
+  skip_on_cran()
+  skip_if_not_installed("processx")
 }
 
 # The child's long compiled call: gp_loglik_batched() on the CPU over a
@@ -155,35 +166,27 @@ child_env <- function() {
 }
 
 test_that("Ctrl-C during a compiled loop is an R interrupt condition", {
-  skip_on_os("windows")
-  skip_on_cran()
-  skip_if_not_installed("processx")
+  skip_unless_ctrl_c()
   ready <- tempfile()
   code <- paste0(long_call_code(ready),
                  "res <- tryCatch({ gp_loglik_batched(d, theta = theta, backend = 'cpu'); ",
                  "'finished' }, interrupt = function(e) 'interrupt', ",
                  "error = function(e) paste('error:', conditionMessage(e))); ",
                  "cat('result:', res, '\\n')")
-  p <- processx::process$new(file.path(R.home("bin"), "Rscript"), c("-e", code),
-                             stdout = "|", stderr = "|", env = child_env())
-  on.exit(if (p$is_alive()) p$kill(), add = TRUE)
-  interrupt_when_ready(p, ready)
-  expect_false(p$is_alive())
+  child <- interrupted_child(code, ready)
+  expect_false(child$alive)
+  p <- child$process
   expect_match(p$read_all_output(), "result: interrupt", fixed = TRUE)
 })
 
 test_that("Ctrl-C during a compiled loop stops Rscript as it does in R code", {
-  skip_on_os("windows")
-  skip_on_cran()
-  skip_if_not_installed("processx")
+  skip_unless_ctrl_c()
   ready <- tempfile()
   code <- paste0(long_call_code(ready),
                  "gp_loglik_batched(d, theta = theta, backend = 'cpu'); cat('after\\n')")
-  p <- processx::process$new(file.path(R.home("bin"), "Rscript"), c("-e", code),
-                             stdout = "|", stderr = "|", env = child_env())
-  on.exit(if (p$is_alive()) p$kill(), add = TRUE)
-  interrupt_when_ready(p, ready)
-  expect_false(p$is_alive())
+  child <- interrupted_child(code, ready)
+  expect_false(child$alive)
+  p <- child$process
   expect_false(p$get_exit_status() == 0)
   expect_false(grepl("after", p$read_all_output()))
   # an interrupt, not an error: R prints no "Error" line
@@ -191,9 +194,7 @@ test_that("Ctrl-C during a compiled loop stops Rscript as it does in R code", {
 })
 
 test_that("Ctrl-C during gpu_chol's streamed transfers is an interrupt; the next call works", {
-  skip_on_os("windows")
-  skip_on_cran()
-  skip_if_not_installed("processx")
+  skip_unless_ctrl_c()
   skip_if_no_device()
   ready <- tempfile()
   # Two block columns of a 1500 x 1500 matrix: copied in and back by the
@@ -207,11 +208,9 @@ test_that("Ctrl-C during gpu_chol's streamed transfers is an interrupt; the next
     "y <- x[1:300, 1:300]; l <- gpu_chol(y, backend = 'opencl'); ",
     "cat('result:', res, 'after:', max(abs(tcrossprod(l) - y)) / max(abs(y)) < 1e-12, '\\n')"),
     ready)
-  p <- processx::process$new(file.path(R.home("bin"), "Rscript"), c("-e", code),
-                             stdout = "|", stderr = "|", env = child_env())
-  on.exit(if (p$is_alive()) p$kill(), add = TRUE)
-  interrupt_when_ready(p, ready)
-  expect_false(p$is_alive())
+  child <- interrupted_child(code, ready)
+  expect_false(child$alive)
+  p <- child$process
   expect_match(p$read_all_output(), "result: interrupt after: TRUE", fixed = TRUE)
 })
 
