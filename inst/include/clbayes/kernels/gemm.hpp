@@ -30,7 +30,8 @@
 //     4096: this FMA path at 20.0 TFLOP/s, logs/history.md, H200 runs of
 //     2026-11-24);
 //   - MMA = 1: the products on the FP64 tensor cores (mma.sync.m16n8k8 by
-//     inline PTX, compute capability 9.0).
+//     inline PTX, compute capability 9.0), the two local buffers ordered
+//     by mbarriers instead of barrier() (see mbar_init).
 // Tuning knobs are build options: TM x TN is the tile of C of one work
 // group, TK the depth of a local-memory step, WPTM x WPTN the register
 // block of one work item (even); the work group is (TM / WPTM) x
@@ -180,6 +181,44 @@ void store_b(__local double2 (*tile)[TN / 2 + PAD2], const double* st, int tid) 
   }
 }
 
+#if MMA
+// The tensor-core path orders its two local buffers by mbarriers (PTX,
+// sm_80 and later) instead of a work-group barrier per step: each warp
+// arrives on full[b] once its share of buffer b is stored and on empty[b]
+// once it has read its fragments from b, and waits only for the phase it
+// needs. A warp then runs its products while others are still storing or
+// reading, so the tensor pipe does not drain at every step as it does
+// behind barrier(). H200, n = 8192 (log 2026-11-25-h200-gemm-mbarrier):
+// 40.6 TFLOP/s with barrier(), 44.5 with the mbarriers; with neither the
+// global loads nor any synchronisation (wrong results, a probe) 64.
+uint local_address(__local ulong* p) { return (uint)(ulong)p; }
+
+void mbar_init(__local ulong* bar, uint count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(local_address(bar)), "r"(count)
+               : "memory");
+}
+
+void mbar_arrive(__local ulong* bar) {
+  ulong state;
+  asm volatile("mbarrier.arrive.shared::cta.b64 %0, [%1];"
+               : "=l"(state)
+               : "r"(local_address(bar))
+               : "memory");
+}
+
+// Returns once the phase of `bar` with this parity has completed.
+void mbar_wait(__local ulong* bar, uint parity) {
+  uint done = 0;
+  while (!done)
+    asm volatile(
+        "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; "
+        "selp.u32 %0, 1, 0, p; }"
+        : "=r"(done)
+        : "r"(local_address(bar)), "r"(parity)
+        : "memory");
+}
+#endif
+
 /**
  * C = alpha * op(A) * op(B) + beta * C, column-major, op(A) m x k and op(B)
  * k x n. Element (i, j) of C is C[c_off + z * c_stride + j * ldc + i] where
@@ -207,6 +246,20 @@ void gemm(__global double* C, __global const double* A,
   const int z = get_global_id(2);
   const int item = z / splits;
   const int split = z % splits;
+#if MMA
+  // full[b], empty[b] of buffer b (see mbar_init); `step` counts the k-steps
+  // of this group over all its tiles: step s computes from buffer s % 2,
+  // the (s / 2)-th use of that buffer.
+  __local ulong full[2], empty[2];
+  if (tid == 0) {
+    for (int b = 0; b < 2; ++b) {
+      mbar_init(&full[b], NT);
+      mbar_init(&empty[b], NT);
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  uint step = 0;
+#endif
 #if PERSISTENT
   // Fewer groups than tiles: each group takes every G-th tile, in the
   // order of the one-group-per-tile launch.
@@ -268,6 +321,11 @@ void gemm(__global double* C, __global const double* A,
   const bool interior = FAST_INTERIOR != 0 &&
                         (views & (A_LOWER | A_UPPER | B_LOWER | B_UPPER)) == 0 &&
                         i0 + TM <= m && j0 + TN <= n;
+#if MMA
+  int buf = step & 1;
+#else
+  int buf = 0;
+#endif
   if (k_lo < k_hi) {
     if (interior && k_lo + TK <= k_hi) {
       load_a_full(a_st, A, a_base, lda, i0, k_lo, tid);
@@ -276,11 +334,18 @@ void gemm(__global double* C, __global const double* A,
       load_a(a_st, A, a_base, lda, m, i0, k_lo, k_hi, views, tid);
       load_b(b_st, B, b_base, ldb, n, j0, k_lo, k_hi, views, tid);
     }
-    store_a(a_tile[0], a_st, tid);
-    store_b(b_tile[0], b_st, tid);
+#if MMA
+    if (step >= 2) mbar_wait(&empty[buf], ((step - 2) >> 1) & 1);  // read at step - 2
+#endif
+    store_a(a_tile[buf], a_st, tid);
+    store_b(b_tile[buf], b_st, tid);
+#if MMA
+    mbar_arrive(&full[buf]);
+#endif
   }
+#if !MMA
   barrier(CLK_LOCAL_MEM_FENCE);
-  int buf = 0;
+#endif
   for (int t = k_lo; t < k_hi; t += TK) {
     const int more = t + TK < k_hi;  // uniform over the work group
     if (more && interior && t + 2 * TK <= k_hi) {  // in flight while the FMAs run
@@ -291,6 +356,7 @@ void gemm(__global double* C, __global const double* A,
       load_b(b_st, B, b_base, ldb, n, j0, t + TK, k_hi, views, tid);
     }
 #if MMA
+    mbar_wait(&full[buf], (step >> 1) & 1);
 #pragma unroll
     for (int k8 = 0; k8 < TK; k8 += 8) {
       double af[MT][4];
@@ -317,6 +383,7 @@ void gemm(__global double* C, __global const double* A,
               : "d"(af[mt][0]), "d"(af[mt][1]), "d"(af[mt][2]), "d"(af[mt][3]),
                 "d"(bf[nt][0]), "d"(bf[nt][1]));
     }
+    mbar_arrive(&empty[buf]);
 #else
 #pragma unroll
     for (int kk = 0; kk < TK; ++kk) {
@@ -338,12 +405,23 @@ void gemm(__global double* C, __global const double* A,
         }
     }
 #endif
+#if MMA
+    // The other buffer was last read at step - 1.
+    if (more) {
+      if (step >= 1) mbar_wait(&empty[buf ^ 1], ((step - 1) >> 1) & 1);
+      store_a(a_tile[buf ^ 1], a_st, tid);
+      store_b(b_tile[buf ^ 1], b_st, tid);
+      mbar_arrive(&full[buf ^ 1]);
+    }
+    ++step;
+#else
     // The other buffer was last read before the previous barrier.
     if (more) {
       store_a(a_tile[buf ^ 1], a_st, tid);
       store_b(b_tile[buf ^ 1], b_st, tid);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
+#endif
     buf ^= 1;
   }
 
