@@ -203,7 +203,13 @@ void glm_batch_mma(__global double* partials, __global const double* x,
       }
       ds[r * DSP + 8 * warp + 2 * lt + h] = d;
     }
+    /* Each warp reads back only its own columns of D: its lanes need only
+       each other's stores (the emulation's mma holds group barriers). */
+#if MMA
+    asm volatile("bar.warp.sync 0xffffffff;" ::: "memory");
+#else
     barrier(CLK_LOCAL_MEM_FENCE);
+#endif
 
     /* 3. G_w += X_tile' D_w */
     if (gradient) {
