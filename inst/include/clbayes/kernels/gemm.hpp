@@ -189,8 +189,9 @@ void store_b(__local double2 (*tile)[TN / 2 + PAD2], const double* st, int tid) 
 // needs. A warp then runs its products while others are still storing or
 // reading, so the tensor pipe does not drain at every step as it does
 // behind barrier(). H200, n = 8192 (log 2026-11-25-h200-gemm-mbarrier):
-// 40.6 TFLOP/s with barrier(), 44.5 with the mbarriers; with neither the
-// global loads nor any synchronisation (wrong results, a probe) 64.
+// 38.9-39.5 TFLOP/s with barrier(), 42.4-43.5 with the mbarriers; the
+// products and fragment reads alone, with neither global loads nor any
+// synchronisation (a probe, wrong results), run at the tensor cores' peak.
 uint local_address(__local ulong* p) { return (uint)(ulong)p; }
 
 void mbar_init(__local ulong* bar, uint count) {
