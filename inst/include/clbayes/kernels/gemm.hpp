@@ -182,8 +182,9 @@ void store_b(__local double2 (*tile)[TN / 2 + PAD2], const double* st, int tid) 
 }
 
 #if MMA
-// The tensor-core path orders its two local buffers by mbarriers (PTX,
-// sm_80 and later) instead of a work-group barrier per step: each warp
+// The tensor-core path orders its two local buffers by mbarriers (PTX;
+// try_wait needs sm_90, as the f64 mma shape does) instead of a
+// work-group barrier per step: each warp
 // arrives on full[b] once its share of buffer b is stored and on empty[b]
 // once it has read its fragments from b, and waits only for the phase it
 // needs. A warp then runs its products while others are still storing or
