@@ -40,15 +40,16 @@ test_that("gpu_chol on the device equals chol()", {
 # memory (gpu_chol()'s path for a matrix: block columns copied in and out
 # while the rest is factored, linalg/cholesky_host.hpp) or from a device
 # copy (its path for a gpu_matrix): panels (and the host path's
-# left-looking block columns) of 64 or 96 rows, so that 257 rows take
-# several steps and a ragged last one, leaves of 16 rows, narrow tiles up
-# to 64 columns, and one panel for the whole matrix.
+# left-looking block columns) of 64, 96 or 128 rows, so that 257 rows take
+# several steps and a ragged last one, leaves of 16 and of 64 rows, narrow
+# tiles up to 64 columns, and one panel for the whole matrix.
 chol_settings <- list(
   one_panel = c(outer_block = 1024L, outer_block_large = 0L, host_block = 1024L),
   lookahead = c(outer_block = 64L, outer_block_large = 0L, host_block = 64L),
   lookahead_ragged = c(outer_block = 96L, outer_block_large = 0L, host_block = 96L),
   large_from = c(outer_block = 1024L, outer_block_large = 64L, large_from = 200L),
   leaf16 = c(outer_block = 64L, leaf_rows = 16L, leaf_threads = 8L, host_block = 64L),
+  leaf64 = c(outer_block = 128L, leaf_rows = 64L, leaf_threads = 16L, host_block = 128L),
   narrow = c(outer_block = 64L, gemm_narrow_cols = 64L, gemm_small_below_pct = 0L,
              host_block = 64L)
 )
@@ -67,9 +68,11 @@ test_that("the device Cholesky equals chol() and names the failing pivot at ever
       expect_lt(rel_err(tuned(a, p, upper = TRUE, host = host), chol(a)), 1e-10,
                 label = paste(label, n, "Toeplitz, upper"))
     }
-    a <- random_spd(257)
-    a[200, 200] <- -1e4
-    expect_error(tuned(a, p, host = host), "order 200 ", label = label)
+    for (k in c(200, 240)) {  # in the first and the second half of a 64-row leaf (192-255)
+      a <- random_spd(257)
+      a[k, k] <- -1e4
+      expect_error(tuned(a, p, host = host), paste0("order ", k, " "), label = label)
+    }
   }
   # the checks of the host path on the way in, block column by block column
   a <- random_spd(257)
