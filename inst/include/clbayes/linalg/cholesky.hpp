@@ -157,7 +157,7 @@ inline matrix_cl cholesky(const matrix_cl& a, const linalg_settings& s = tuned_s
   internal::queue_wait(ctx.main_queue(), w.read_write_events());
   {
     opencl::untracked_scope untracked;
-    internal::cholesky_lookahead(w, sh.nb, sh.ib, flag, sh.max_groups, s.gemm);
+    internal::cholesky_lookahead(w, sh.nb, sh.ib, flag, sh.max_groups, s);
   }
   w.add_write_event(internal::queue_marker(ctx.main_queue()));
   opencl::zeros_in_place(w, matrix_view::upper);  // view becomes lower

@@ -4,11 +4,13 @@
 // The device schedule of the Cholesky: the blocked algorithm of
 // stan-opencl.txt, section 3.3.1, as a right-looking loop over panels of
 // nb columns with look-ahead depth 1. For each panel at k:
-//   factor the panel (cholesky_panel: by halves, down to leaves of ib <=
-//   CHOLESKY_BLOCK columns):
+//   factor its nb x nb diagonal block (factor_by_halves: by halves, down to
+//   leaves of ib <= CHOLESKY_BLOCK columns):
 //     L_cc, L_cc^{-1}  = one work group (kernels/cholesky_leaf.hpp)
 //     L_below          = A_below L_cc^{-T}        (one product, in place)
-//     the right half  -= L_left L_left^T           (lower part of the panel only)
+//     the right half  -= L_left L_left^T           (lower part of the block only)
+//   L_kk^{-1}          = the batched triangular inverse (linalg/tri_inverse.hpp)
+//   L_below            = A_below L_kk^{-T}         (one product, all rows below)
 //   A22 -= L21 L21^T                               (lower-only products, k = nb)
 // The panels run on the side queue while the main queue updates the
 // trailing matrix (cholesky_lookahead below), so that the serial chain of
@@ -19,6 +21,7 @@
 #include "../opencl/profile.hpp"
 #include "../opencl/sub_block.hpp"
 #include "gemm.hpp"
+#include "tri_inverse.hpp"
 
 #include <algorithm>
 #include <functional>
@@ -74,25 +77,67 @@ inline void lower_update(matrix_cl& w, int r0, int rows, int cols, int k, int b,
                opt);
 }
 
-// Factor the columns [k, k + b) of the n x n w (rows k .. n) by halves:
+// Factor the columns [k, k + b) of w on its rows k .. rows - 1 by halves:
 // factor the left half, update the right half with inner dimension b / 2,
-// factor the right half, down to leaves of at most ib columns. Most of the
-// flops are then in products with a long inner dimension, which a GEMM
-// does far faster than many with inner dimension ib. t (at least
-// (n - k - 1) x ib) and inv (ib x ib) are scratch.
-inline void cholesky_panel(matrix_cl& w, int k, int b, int ib, matrix_cl& t, matrix_cl& inv,
-                           const cl::Buffer& flag, const gemm_settings& g) {
-  const int n = w.rows();
+// factor the right half, down to leaves of at most ib columns. t (at least
+// (rows - k - 1) x ib) and inv (ib x ib) are scratch.
+inline void factor_by_halves(matrix_cl& w, int k, int b, int rows, int ib, matrix_cl& t,
+                             matrix_cl& inv, const cl::Buffer& flag, const gemm_settings& g) {
   if (b > ib) {
     const int h = std::max(ib, (b / 2) / ib * ib);
-    cholesky_panel(w, k, h, ib, t, inv, flag, g);
-    if (n - k - h > 0) lower_update(w, k + h, n - k - h, b - h, k, h, g, "panel update");
-    cholesky_panel(w, k + h, b - h, ib, t, inv, flag, g);
+    factor_by_halves(w, k, h, rows, ib, t, inv, flag, g);
+    if (rows - k - h > 0) lower_update(w, k + h, rows - k - h, b - h, k, h, g, "panel update");
+    factor_by_halves(w, k + h, b - h, rows, ib, t, inv, flag, g);
     return;
   }
   panel_leaf(w, k, b, inv, flag);
-  const int below = n - k - b;
+  const int below = rows - k - b;
   if (below > 0) panel_solve(w, k, b, below, inv, t, g);
+}
+
+// Work matrices of the panels of an n x n factorisation with panels of nb
+// columns and leaves of ib: t and inv for the leaves and their solves,
+// t_below, d_inv and levels for a panel's rows below its diagonal block
+// (every panel that has rows below is nb wide). Made once and released at
+// the end: a buffer released between launches makes NVIDIA's OpenCL wait
+// for the queues, which kept the two queues from ever overlapping when the
+// inverse's work matrices were made per panel (H200, 2026-11-25: 18.29 /
+// 67.94 ms at 8192 / 16384 against 13.91 / 55.90 made once).
+struct panel_work {
+  panel_work(int n, int nb, int ib)
+      : t(std::max(1, n - 1), ib), inv(ib, ib), t_below(std::max(1, n - nb), nb),
+        d_inv(nb, nb) {}
+  matrix_cl t, inv, t_below, d_inv;
+  std::vector<matrix_cl> levels;  // tri_inverse_in_place's, for nb
+};
+
+// Factor the columns [k, k + b) of the n x n w (rows k .. n): the b x b
+// diagonal block by halves, then its inverse (the batched triangular
+// inverse, linalg/tri_inverse.hpp) and every row below it in one product,
+// L_below = A_below L_kk^{-T}. Done by halves on all the rows below, the
+// same flops would be hundreds of products with a short inner dimension
+// and a solve per leaf over all n - k rows (log 2026-11-25-h200-fp64-pipe,
+// section 5).
+inline void cholesky_panel(matrix_cl& w, int k, int b, int ib, panel_work& work,
+                           const cl::Buffer& flag, const linalg_settings& s) {
+  const int below = w.rows() - k - b;
+  factor_by_halves(w, k, b, k + b, ib, work.t, work.inv, flag, s.gemm);
+  if (below == 0) return;
+  if (b <= ib) {  // one leaf: its inverse is at hand
+    panel_solve(w, k, b, below, work.inv, work.t, s.gemm);
+    return;
+  }
+  // Only the lower triangle of d_inv is read (views), so it is not cleared.
+  const bool sized = work.d_inv.rows() == b;  // always, for the callers below
+  matrix_cl own;
+  std::vector<matrix_cl> own_levels;
+  matrix_cl& d_inv = sized ? work.d_inv : (own = matrix_cl(b, b));
+  {
+    opencl::phase_scope ph("panel inverse");
+    opencl::sub_block(d_inv, w, k, k, 0, 0, b, b, matrix_view::lower);
+    tri_inverse_in_place(d_inv, s, sized ? &work.levels : &own_levels);
+  }
+  panel_solve(w, k, b, below, d_inv, work.t_below, s.gemm);
 }
 
 // Makes `q` wait for `events` (enqueued on any queue of the context).
@@ -132,14 +177,14 @@ inline cl::Event queue_marker(cl::CommandQueue& q) {
 // orders w's earlier work before the main queue's and records the main
 // queue's end on w. A matrix of one panel is factored on the main queue.
 inline void cholesky_lookahead(matrix_cl& w, int nb, int ib, const cl::Buffer& flag,
-                               int max_groups, const gemm_settings& g) {
+                               int max_groups, const linalg_settings& s) {
   opencl::context& ctx = opencl::context::instance();
+  const gemm_settings& g = s.gemm;
   const int n = w.rows();
-  matrix_cl t(std::max(1, n - 1), ib);
-  matrix_cl inv(ib, ib);
   cl::CommandQueue& main_q = ctx.main_queue();
+  panel_work work(n, std::min(nb, n), ib);
   if (n <= nb) {
-    cholesky_panel(w, 0, n, ib, t, inv, flag, g);
+    cholesky_panel(w, 0, n, ib, work, flag, s);
     return;
   }
   cl::CommandQueue& side_q = ctx.side_queue();
@@ -148,7 +193,7 @@ inline void cholesky_lookahead(matrix_cl& w, int nb, int ib, const cl::Buffer& f
   queue_wait(side_q, {queue_marker(main_q)});  // after w is written
   auto factor = [&](int k) {
     opencl::queue_scope side(opencl::queue_role::side);
-    cholesky_panel(panel, k, std::min(nb, n - k), ib, t, inv, flag, g);
+    cholesky_panel(panel, k, std::min(nb, n - k), ib, work, flag, s);
     return queue_marker(side_q);
   };
   cl::Event panel_done = factor(0);
@@ -195,18 +240,18 @@ using block_arrival = std::function<void(int)>;
 using panel_final = std::function<void(int, const cl::Event&)>;
 
 inline void cholesky_left_looking(matrix_cl& w, int nb, int ib, const cl::Buffer& flag,
-                                  const gemm_settings& g, const block_arrival& arrive,
+                                  const linalg_settings& s, const block_arrival& arrive,
                                   const panel_final& finished) {
   cl::CommandQueue& main_q = opencl::context::instance().main_queue();
+  const gemm_settings& g = s.gemm;
   const int n = w.rows();
-  matrix_cl t(std::max(1, n - 1), ib);
-  matrix_cl inv(ib, ib);
+  panel_work work(n, std::min(nb, n), ib);
   for (int k = 0; k < n; k += nb) {
     check_interrupt();
     const int b = std::min(nb, n - k);
     if (arrive) arrive(k / nb);
     if (k > 0) lower_update(w, k, n - k, b, 0, k, g, "left-looking update");
-    cholesky_panel(w, k, b, ib, t, inv, flag, g);
+    cholesky_panel(w, k, b, ib, work, flag, s);
     if (finished) finished(k / nb, queue_marker(main_q));
   }
 }

@@ -106,8 +106,13 @@ inline void neg_rect_lower_tri_multiply(matrix_cl& w, const matrix_cl& temp, int
 namespace internal {
 
 // The n x n lower-triangular w (zeros above the diagonal) replaced by its
-// inverse, without checks; view lower.
-inline void tri_inverse_in_place(matrix_cl& w, const linalg_settings& tune) {
+// inverse, without checks; view lower. `levels`, when given, holds the
+// work matrices of the joining levels for this n: made on the first call,
+// reused by the next ones (the Cholesky inverts many blocks of one size
+// while another queue runs, and NVIDIA's OpenCL waits for the queues when
+// a buffer is released between launches).
+inline void tri_inverse_in_place(matrix_cl& w, const linalg_settings& tune,
+                                 std::vector<matrix_cl>* levels = nullptr) {
   const int n = w.rows();
   w.set_view(matrix_view::lower);
   if (n == 0) return;
@@ -117,13 +122,16 @@ inline void tri_inverse_in_place(matrix_cl& w, const linalg_settings& tune) {
   opencl::kernels::diag_inv(cl::NDRange(static_cast<std::size_t>(blocks) * bs),
                             cl::NDRange(bs), w, n);
   if (blocks > 1) {
-    for (int s = bs; s < n; s *= 2) {
+    std::size_t level = 0;
+    for (int s = bs; s < n; s *= 2, ++level) {
       check_interrupt();
       const int pairs = (n + s - 1) / s / 2;  // pairs of blocks of size s
       const int last_s2 = std::min(s, n - (2 * (pairs - 1) * s + s));
       const int full = last_s2 == s ? pairs : pairs - 1;
       // The product T of pair p sits in columns p s .. p s + s - 1 of t.
-      matrix_cl t(s, s * pairs);
+      matrix_cl own;
+      if (levels != nullptr && levels->size() == level) levels->emplace_back(s, s * pairs);
+      matrix_cl& t = levels != nullptr ? (*levels)[level] : (own = matrix_cl(s, s * pairs));
       if (full > 0) {
         internal::inv_lower_tri_multiply(t, w, s, s, 0, full, tune.gemm);
         internal::neg_rect_lower_tri_multiply(w, t, s, s, 0, full, tune.gemm);
