@@ -127,6 +127,59 @@ inline std::string flags_of(const la::linalg_settings& s) {
   return buf;
 }
 
+// The two queues of the look-ahead Cholesky seen from their launches: the
+// side queue runs the panel's chain (leaf, panel solve, panel update,
+// panel inverse), the main queue the look-ahead and trailing updates. For
+// each: kernel time, the idle time between one launch's end and the next
+// one's start (median and total), and how much of its kernel time ran
+// while the other queue also had a kernel running.
+void print_queue_gaps(const std::vector<cl_ops::launch_record>& rec) {
+  struct span { double s, e; };
+  std::vector<span> side, main;
+  for (const auto& r : rec) {
+    if (r.event() == nullptr) continue;
+    const span x{r.event.getProfilingInfo<CL_PROFILING_COMMAND_START>() * 1e-6,
+                 r.event.getProfilingInfo<CL_PROFILING_COMMAND_END>() * 1e-6};
+    const bool on_side = r.phase == std::string("leaf") || r.phase == std::string("panel solve") ||
+                         r.phase == std::string("panel update") ||
+                         r.phase == std::string("panel inverse");
+    (on_side ? side : main).push_back(x);
+  }
+  auto by_start = [](const span& a, const span& b) { return a.s < b.s; };
+  std::sort(side.begin(), side.end(), by_start);
+  std::sort(main.begin(), main.end(), by_start);
+  auto overlap = [](const span& x, const std::vector<span>& other) {
+    double o = 0.0;
+    for (const span& y : other) o += std::max(0.0, std::min(x.e, y.e) - std::max(x.s, y.s));
+    return o;
+  };
+  std::printf("| queue | launches | kernel time (ms) | idle between launches (ms) | median idle "
+              "(us) | kernel time while the other queue runs (ms) |\n|---|---|---|---|---|---|\n");
+  auto row = [&](const char* name, const std::vector<span>& q, const std::vector<span>& other) {
+    double busy = 0.0, idle = 0.0, both = 0.0;
+    std::vector<double> gaps;
+    for (std::size_t i = 0; i < q.size(); ++i) {
+      busy += q[i].e - q[i].s;
+      both += overlap(q[i], other);
+      if (i + 1 < q.size()) {
+        const double g = std::max(0.0, q[i + 1].s - q[i].e);
+        idle += g;
+        gaps.push_back(g);
+      }
+    }
+    double median = 0.0;
+    if (!gaps.empty()) {
+      std::nth_element(gaps.begin(), gaps.begin() + gaps.size() / 2, gaps.end());
+      median = gaps[gaps.size() / 2];
+    }
+    std::printf("| %s | %zu | %.2f | %.2f | %.1f | %.2f |\n", name, q.size(), busy, idle,
+                median * 1e3, both);
+  };
+  row("side (leaf, panel solve, update, inverse)", side, main);
+  row("main (look-ahead, trailing update)", main, side);
+  std::printf("\n");
+}
+
 // Per-phase device time of one factorisation of `da` (after one warm-up),
 // from profiling events: launches, summed kernel time and the span from
 // the first start to the last end of each phase, and the whole span. With
@@ -166,6 +219,7 @@ void profile_cholesky(const matrix_cl& da, const char* label, const la::linalg_s
     std::printf("| %s | %llu | %.2f | %.2f |\n", p.first.c_str(), p.second.count, p.second.busy,
                 p.second.last - p.second.first);
   std::printf("\n");
+  print_queue_gaps(rec);
 }
 
 unsigned long long launches_of(const std::function<void()>& f) {
