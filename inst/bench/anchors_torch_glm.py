@@ -13,26 +13,12 @@ them:
 CUDA events, median of the repetitions after one warm-up. Prints one
 markdown table.
 """
-import statistics
 import sys
 
 import torch
 import torch.nn.functional as F
 
-
-def timed(fn, reps):
-    fn()  # warm-up
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        start = torch.cuda.Event(enable_timing=True)
-        stop = torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop))
-    return statistics.median(times)
+from anchors_torch import timed  # this folder is on the path when run as a script
 
 
 def main():
