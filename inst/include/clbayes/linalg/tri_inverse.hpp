@@ -105,8 +105,10 @@ inline void neg_rect_lower_tri_multiply(matrix_cl& w, const matrix_cl& temp, int
 
 namespace internal {
 
-// The n x n lower-triangular w (zeros above the diagonal) replaced by its
-// inverse, without checks; view lower. `levels`, when given, holds the
+// The lower triangle of the n x n w replaced by its inverse, without
+// checks; view lower. Nothing above the diagonal is read (zeros there stay
+// zeros, and the Cholesky's panels pass a block that is not cleared above
+// it). `levels`, when given, holds the
 // work matrices of the joining levels for this n: made on the first call,
 // reused by the next ones (the Cholesky inverts many blocks of one size
 // while another queue runs, and NVIDIA's OpenCL waits for the queues when
