@@ -105,8 +105,9 @@ inline void factor_by_halves(matrix_cl& w, int k, int b, int rows, int ib, matri
 // 67.94 ms at 8192 / 16384 against 13.91 / 55.90 made once).
 struct panel_work {
   panel_work(int n, int nb, int ib)
-      : t(std::max(1, n - 1), ib), inv(ib, ib), t_below(std::max(1, n - nb), nb),
-        d_inv(nb, nb) {}
+      : t(std::max(1, n - 1), ib), inv(ib, ib),
+        t_below(n > nb ? n - nb : 1, n > nb ? nb : 1),  // one panel: no rows below
+        d_inv(n > nb ? nb : 1, n > nb ? nb : 1) {}
   matrix_cl t, inv, t_below, d_inv;
   std::vector<matrix_cl> levels;  // tri_inverse_in_place's, for nb
 };
