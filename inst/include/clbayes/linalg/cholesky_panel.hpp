@@ -25,6 +25,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <stdexcept>
 #include <vector>
 
 #ifdef CLBAYES_OPENCL
@@ -128,17 +129,15 @@ inline void cholesky_panel(matrix_cl& w, int k, int b, int ib, panel_work& work,
     panel_solve(w, k, b, below, work.inv, work.t, s.gemm);
     return;
   }
+  if (work.d_inv.rows() != b)
+    throw std::logic_error("cholesky_panel: a panel with rows below must be nb wide");
   // Only the lower triangle of d_inv is read (views), so it is not cleared.
-  const bool sized = work.d_inv.rows() == b;  // always, for the callers below
-  matrix_cl own;
-  std::vector<matrix_cl> own_levels;
-  matrix_cl& d_inv = sized ? work.d_inv : (own = matrix_cl(b, b));
   {
     opencl::phase_scope ph("panel inverse");
-    opencl::sub_block(d_inv, w, k, k, 0, 0, b, b, matrix_view::lower);
-    tri_inverse_in_place(d_inv, s, sized ? &work.levels : &own_levels);
+    opencl::sub_block(work.d_inv, w, k, k, 0, 0, b, b, matrix_view::lower);
+    tri_inverse_in_place(work.d_inv, s, &work.levels);
   }
-  panel_solve(w, k, b, below, d_inv, work.t_below, s.gemm);
+  panel_solve(w, k, b, below, work.d_inv, work.t_below, s.gemm);
 }
 
 // Makes `q` wait for `events` (enqueued on any queue of the context).
