@@ -18,6 +18,7 @@
 //          --tune-share (sweep outer block x units reserved at each
 //                        n >= 4096, from the settings given)
 //          --profile (per-phase device times of the Cholesky at each n)
+//          --device-only (no host-to-host columns: the sweeps' quick form)
 // Settings (linalg/settings.hpp; default: the device's row of the table):
 //          --large-tiles TM,TN,TK,WPTM,WPTN
 //          --small-below PCT --mma 0|1 (the FP64 tensor cores where the
@@ -39,12 +40,13 @@
 #include <clbayes/linalg/cholesky_host.hpp>
 #include <clbayes/opencl/pinned_transfer.hpp>
 
+#include <functional>
 #include <memory>
 
 int main(int argc, char** argv) {
   std::vector<int> sizes;
   int reps = 5, cpu_max = 4096;
-  bool tune = false, profile = false, tune_shares = false, tune_gemm_only = false;
+  bool tune = false, profile = false, device_only = false, tune_shares = false, tune_gemm_only = false;
   try {
     cl_ops::context& ctx = cl_ops::context::instance();
     ctx.require_device();
@@ -63,6 +65,7 @@ int main(int argc, char** argv) {
       else if (a == "--tune-gemm") tune_gemm_only = true;
       else if (a == "--tune-share") tune_shares = true;
       else if (a == "--profile") profile = true;
+      else if (a == "--device-only") device_only = true;
       else if (a == "--large-tiles") {
         la::gemm_tiles& t = s.gemm.large;
         if (std::sscanf(text().c_str(), "%d,%d,%d,%d,%d", &t.tm, &t.tn, &t.tk, &t.wptm, &t.wptn) != 5)
@@ -162,14 +165,18 @@ int main(int argc, char** argv) {
       // Then time.
       const double t_chol = time_ms(reps, [&] { matrix_cl x = la::cholesky(da, s); finish(); });
       std::vector<double> packed_host(a.size());
-      const double t_trans = time_ms(reps, [&] {
+      // The host-to-host columns, unless --device-only.
+      auto host_ms = [&](const std::function<void()>& f) {
+        return device_only ? NAN : time_ms(reps, f);
+      };
+      const double t_trans = host_ms([&] {
         matrix_cl x = cl_ops::to_matrix_cl(a.data(), n, n);
         matrix_cl y = la::cholesky(x, s);
         cl_ops::from_matrix_cl(y, packed_host.data());  // packed lower triangle
       });
       // The same with the whole L read back (no packing): which is faster
       // depends on the bus and on host memory bandwidth.
-      const double t_trans_full = time_ms(reps, [&] {
+      const double t_trans_full = host_ms([&] {
         matrix_cl x = cl_ops::to_matrix_cl(a.data(), n, n);
         matrix_cl y = la::cholesky(x, s);
         y.set_view(clbayes::matrix_view::entire);
@@ -182,23 +189,23 @@ int main(int argc, char** argv) {
         matrix_cl y = la::cholesky(x, s);
         cl_ops::from_matrix_cl_pinned(y, packed_host.data(), pinned);
       };
-      chol_pinned();
-      const bool pinned_ok =
+      if (!device_only) chol_pinned();
+      const bool pinned_ok = device_only ||
           Eigen::Map<Eigen::MatrixXd>(packed_host.data(), n, n).cwiseEqual(l_dev).all();
-      double t_pinned = time_ms(reps, chol_pinned);
+      double t_pinned = host_ms(chol_pinned);
       if (!pinned_ok) t_pinned = NAN;
       // Host to host with the transfers overlapped (linalg/cholesky_host.hpp,
       // what gpu_chol() runs on a matrix), beside the copy-factor-copy of
       // the column before, into the same host array.
       auto chol_streamed = [&] { la::cholesky_host(a.data(), n, n, false, packed_host.data(), s, pinned); };
-      chol_streamed();
-      const double streamed_diff =
+      if (!device_only) chol_streamed();
+      const double streamed_diff = device_only ? 0.0 :
           max_abs(Eigen::Map<Eigen::MatrixXd>(packed_host.data(), n, n) - l_dev) / max_abs(l_dev);
-      double t_streamed = time_ms(reps, chol_streamed);
+      double t_streamed = host_ms(chol_streamed);
       if (!(streamed_diff < 1e-12)) t_streamed = NAN;
       // The same into memory never written before, as gpu_chol() gets from
       // R for each result: the host maps its pages as the copies write them.
-      const double t_fresh = time_ms(reps, [&] {
+      const double t_fresh = host_ms([&] {
         std::unique_ptr<double[]> fresh(new double[static_cast<std::size_t>(n) * n]);
         la::cholesky_host(a.data(), n, n, false, fresh.get(), s, pinned);
       });

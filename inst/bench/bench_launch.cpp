@@ -1,0 +1,109 @@
+// The floor of a launch on the device's in-order queue: what a chain of
+// dependent small launches (the Cholesky panel's leaf, solve and update
+// kernels) costs whatever the kernels compute. Times N launches of a
+// kernel that does (almost) nothing, one work group of G items, back to
+// back on one in-order queue: the wall time per launch, and on a
+// profiling queue the kernel time (START to END) and the gap between one
+// launch's END and the next one's START, medians.
+//   bench_launch [N]        (default 2000)
+
+#include <clbayes/config.hpp>  // the OpenCL C++ bindings' version and exceptions
+
+#include <CL/opencl.hpp>
+
+#include <algorithm>
+#include <stdexcept>
+#include <chrono>
+#include <cstdlib>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace {
+
+const char* source = R"(
+__kernel void touch(__global double* x, int n) {
+  // one store by one item; the rest exit at once
+  if (get_global_id(0) == 0 && n < 0) x[0] = n;
+}
+__kernel void touch_local(__global double* x, int n) {
+  __local double s[1024];
+  s[get_local_id(0)] = get_local_id(0);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (get_local_id(0) == 0 && n < 0) x[0] = s[get_local_size(0) - 1];
+}
+)";
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0.0 : v[v.size() / 2];
+}
+
+cl::Device gpu_or_first() {
+  std::vector<cl::Platform> platforms;
+  cl::Platform::get(&platforms);
+  cl::Device first;
+  bool have = false;
+  for (auto& p : platforms) {
+    std::vector<cl::Device> ds;
+    p.getDevices(CL_DEVICE_TYPE_ALL, &ds);
+    for (auto& d : ds) {
+      if (d.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_GPU) return d;
+      if (!have) { first = d; have = true; }
+    }
+  }
+  if (!have) throw std::runtime_error("no OpenCL device");
+  return first;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    const int n = argc > 1 ? std::max(10, std::atoi(argv[1])) : 2000;
+    cl::Device dev = gpu_or_first();
+    cl::Context ctx(dev);
+    cl::Program prog(ctx, source);
+    prog.build({dev});
+    cl::Buffer x(ctx, CL_MEM_READ_WRITE, sizeof(double));
+    const std::size_t max_wg = dev.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
+    std::printf("device: %s\nlaunches per row: %d\n\n", dev.getInfo<CL_DEVICE_NAME>().c_str(), n);
+    std::printf("| kernel | items | wall per launch (us) | kernel time, median (us) | "
+                "END to next START, median (us) |\n|---|---|---|---|---|\n");
+    for (const char* name : {"touch", "touch_local"})
+      for (std::size_t g : {std::size_t(32), std::size_t(256), std::size_t(1024)}) {
+        if (g > max_wg) continue;
+        cl::Kernel k(prog, name);
+        k.setArg(0, x);
+        k.setArg(1, 1);
+        cl::CommandQueue q(ctx, dev);
+        for (int i = 0; i < 50; ++i) q.enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(g), cl::NDRange(g));
+        q.finish();
+        const auto t0 = std::chrono::steady_clock::now();
+        for (int i = 0; i < n; ++i) q.enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(g), cl::NDRange(g));
+        q.finish();
+        const double wall =
+            std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / n;
+        cl::CommandQueue pq(ctx, dev, CL_QUEUE_PROFILING_ENABLE);
+        std::vector<cl::Event> ev(n);
+        for (int i = 0; i < n; ++i)
+          pq.enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(g), cl::NDRange(g), nullptr, &ev[i]);
+        pq.finish();
+        std::vector<double> run, gap;
+        for (int i = 0; i < n; ++i) {
+          const double s = ev[i].getProfilingInfo<CL_PROFILING_COMMAND_START>();
+          const double e = ev[i].getProfilingInfo<CL_PROFILING_COMMAND_END>();
+          run.push_back((e - s) / 1e3);
+          if (i > 0) gap.push_back((s - ev[i - 1].getProfilingInfo<CL_PROFILING_COMMAND_END>()) / 1e3);
+        }
+        std::printf("| %s | %zu | %.2f | %.2f | %.2f |\n", name, g, wall, median(run), median(gap));
+      }
+  } catch (const cl::Error& e) {
+    std::fprintf(stderr, "bench_launch: %s (%d)\n", e.what(), e.err());
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_launch: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
