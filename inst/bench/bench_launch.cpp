@@ -4,7 +4,8 @@
 // kernel that does (almost) nothing, one work group of G items, back to
 // back on one in-order queue: the wall time per launch, and on a
 // profiling queue the kernel time (START to END) and the gap between one
-// launch's END and the next one's START, medians.
+// launch's END and the next one's START, medians; and whether the device
+// offers command buffers (cl_khr_command_buffer).
 //   bench_launch [N]        (default 2000)
 
 #include <clbayes/config.hpp>  // the OpenCL C++ bindings' version and exceptions
@@ -67,7 +68,14 @@ int main(int argc, char** argv) {
     prog.build({dev});
     cl::Buffer x(ctx, CL_MEM_READ_WRITE, sizeof(double));
     const std::size_t max_wg = dev.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
-    std::printf("device: %s\nlaunches per row: %d\n\n", dev.getInfo<CL_DEVICE_NAME>().c_str(), n);
+    const std::string ext = dev.getInfo<CL_DEVICE_EXTENSIONS>();
+    std::printf("device: %s (%s, driver %s)\nlaunches per row: %d\n", dev.getInfo<CL_DEVICE_NAME>().c_str(),
+                dev.getInfo<CL_DEVICE_VERSION>().c_str(), dev.getInfo<CL_DRIVER_VERSION>().c_str(), n);
+    // Command buffers record a sequence of launches once and replay it as
+    // one submission: OpenCL's counterpart of CUDA graphs.
+    for (const char* e : {"cl_khr_command_buffer", "cl_khr_command_buffer_mutable_dispatch"})
+      std::printf("%s: %s\n", e, ext.find(e) != std::string::npos ? "yes" : "no");
+    std::printf("\n");
     std::printf("| kernel | items | wall per launch (us) | kernel time, median (us) | "
                 "END to next START, median (us) |\n|---|---|---|---|---|\n");
     for (const char* name : {"touch", "touch_local"})
