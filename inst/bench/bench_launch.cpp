@@ -4,8 +4,10 @@
 // kernel that does (almost) nothing, one work group of G items, back to
 // back on one in-order queue: the wall time per launch, and on a
 // profiling queue the kernel time (START to END) and the gap between one
-// launch's END and the next one's START, medians; and whether the device
-// offers command buffers (cl_khr_command_buffer).
+// launch's END and the next one's START, medians. Then the same with
+// three buffer arguments, and for a chain whose launches each read the
+// 64 KB the one before wrote, on one and on 16 work groups; and whether
+// the device offers command buffers (cl_khr_command_buffer).
 //   bench_launch [N]        (default 2000)
 
 #include <clbayes/config.hpp>  // the OpenCL C++ bindings' version and exceptions
@@ -13,10 +15,10 @@
 #include <CL/opencl.hpp>
 
 #include <algorithm>
-#include <stdexcept>
 #include <chrono>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -32,6 +34,15 @@ __kernel void touch_local(__global double* x, int n) {
   s[get_local_id(0)] = get_local_id(0);
   barrier(CLK_LOCAL_MEM_FENCE);
   if (get_local_id(0) == 0 && n < 0) x[0] = s[get_local_size(0) - 1];
+}
+// three buffers, as the leaf and the GEMM take
+__kernel void touch3(__global double* x, __global double* y, __global double* z, int n) {
+  if (get_global_id(0) == 0 && n < 0) x[0] = y[0] + z[0];
+}
+// dst = src + 1 over n doubles: a launch reads what the one before wrote
+// (the launches alternate the two buffers), as the panel's chain does
+__kernel void chain(__global double* dst, __global const double* src, int n) {
+  for (int e = get_global_id(0); e < n; e += get_global_size(0)) dst[e] = src[e] + 1.0;
 }
 )";
 
@@ -76,36 +87,68 @@ int main(int argc, char** argv) {
     for (const char* e : {"cl_khr_command_buffer", "cl_khr_command_buffer_mutable_dispatch"})
       std::printf("%s: %s\n", e, ext.find(e) != std::string::npos ? "yes" : "no");
     std::printf("\n");
-    std::printf("| kernel | items | wall per launch (us) | kernel time, median (us) | "
+    std::printf("| kernel | work groups x items | wall per launch (us) | kernel time, median (us) | "
                 "END to next START, median (us) |\n|---|---|---|---|---|\n");
+    const int chain_n = 8192;  // doubles: a 32-column panel of 256 rows
+    cl::Buffer y(ctx, CL_MEM_READ_WRITE, chain_n * sizeof(double)),
+        z(ctx, CL_MEM_READ_WRITE, chain_n * sizeof(double));
+    cl::CommandQueue init(ctx, dev);
+    init.enqueueFillBuffer(y, 0.0, 0, chain_n * sizeof(double));
+    init.enqueueFillBuffer(z, 0.0, 0, chain_n * sizeof(double));
+    init.finish();
+    // Launch i runs k[i % 2]: the same kernel twice, or the chain's two
+    // directions.
+    auto row = [&](const char* label, cl::Kernel k0, cl::Kernel k1, std::size_t groups,
+                   std::size_t g) {
+      const cl::NDRange global(groups * g), local(g);
+      const cl::Kernel k[2] = {k0, k1};
+      cl::CommandQueue q(ctx, dev);
+      for (int i = 0; i < 50; ++i) q.enqueueNDRangeKernel(k[i % 2], cl::NullRange, global, local);
+      q.finish();
+      const auto t0 = std::chrono::steady_clock::now();
+      for (int i = 0; i < n; ++i) q.enqueueNDRangeKernel(k[i % 2], cl::NullRange, global, local);
+      q.finish();
+      const double wall =
+          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / n;
+      cl::CommandQueue pq(ctx, dev, CL_QUEUE_PROFILING_ENABLE);
+      std::vector<cl::Event> ev(n);
+      for (int i = 0; i < n; ++i)
+        pq.enqueueNDRangeKernel(k[i % 2], cl::NullRange, global, local, nullptr, &ev[i]);
+      pq.finish();
+      std::vector<double> run, gap;
+      for (int i = 0; i < n; ++i) {
+        const double s = ev[i].getProfilingInfo<CL_PROFILING_COMMAND_START>();
+        const double e = ev[i].getProfilingInfo<CL_PROFILING_COMMAND_END>();
+        run.push_back((e - s) / 1e3);
+        if (i > 0) gap.push_back((s - ev[i - 1].getProfilingInfo<CL_PROFILING_COMMAND_END>()) / 1e3);
+      }
+      std::printf("| %s | %zu x %zu | %.2f | %.2f | %.2f |\n", label, groups, g, wall,
+                  median(run), median(gap));
+    };
     for (const char* name : {"touch", "touch_local"})
       for (std::size_t g : {std::size_t(32), std::size_t(256), std::size_t(1024)}) {
         if (g > max_wg) continue;
         cl::Kernel k(prog, name);
         k.setArg(0, x);
         k.setArg(1, 1);
-        cl::CommandQueue q(ctx, dev);
-        for (int i = 0; i < 50; ++i) q.enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(g), cl::NDRange(g));
-        q.finish();
-        const auto t0 = std::chrono::steady_clock::now();
-        for (int i = 0; i < n; ++i) q.enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(g), cl::NDRange(g));
-        q.finish();
-        const double wall =
-            std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / n;
-        cl::CommandQueue pq(ctx, dev, CL_QUEUE_PROFILING_ENABLE);
-        std::vector<cl::Event> ev(n);
-        for (int i = 0; i < n; ++i)
-          pq.enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(g), cl::NDRange(g), nullptr, &ev[i]);
-        pq.finish();
-        std::vector<double> run, gap;
-        for (int i = 0; i < n; ++i) {
-          const double s = ev[i].getProfilingInfo<CL_PROFILING_COMMAND_START>();
-          const double e = ev[i].getProfilingInfo<CL_PROFILING_COMMAND_END>();
-          run.push_back((e - s) / 1e3);
-          if (i > 0) gap.push_back((s - ev[i - 1].getProfilingInfo<CL_PROFILING_COMMAND_END>()) / 1e3);
-        }
-        std::printf("| %s | %zu | %.2f | %.2f | %.2f |\n", name, g, wall, median(run), median(gap));
+        row(name, k, k, 1, g);
       }
+    const std::size_t g = std::min<std::size_t>(256, max_wg);
+    cl::Kernel k3(prog, "touch3");
+    k3.setArg(0, x);
+    k3.setArg(1, y);
+    k3.setArg(2, z);
+    k3.setArg(3, 1);
+    row("touch3 (three buffers)", k3, k3, 1, g);
+    cl::Kernel yz(prog, "chain"), zy(prog, "chain");
+    yz.setArg(0, y);
+    yz.setArg(1, z);
+    yz.setArg(2, chain_n);
+    zy.setArg(0, z);
+    zy.setArg(1, y);
+    zy.setArg(2, chain_n);
+    for (std::size_t groups : {std::size_t(1), std::size_t(16)})
+      row("chain (reads the last launch's 64 KB)", yz, zy, groups, g);
   } catch (const cl::Error& e) {
     std::fprintf(stderr, "bench_launch: %s (%d)\n", e.what(), e.err());
     return 1;
