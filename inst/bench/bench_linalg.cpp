@@ -40,7 +40,6 @@
 #include <clbayes/linalg/cholesky_host.hpp>
 #include <clbayes/opencl/pinned_transfer.hpp>
 
-#include <functional>
 #include <memory>
 
 int main(int argc, char** argv) {
@@ -164,51 +163,52 @@ int main(int argc, char** argv) {
       const double gemm_err = gemm_sample_error(a, b, la::multiply(da, db, gemm_kept));
       // Then time.
       const double t_chol = time_ms(reps, [&] { matrix_cl x = la::cholesky(da, s); finish(); });
-      std::vector<double> packed_host(a.size());
       // The host-to-host columns, unless --device-only.
-      auto host_ms = [&](const std::function<void()>& f) {
-        return device_only ? NAN : time_ms(reps, f);
-      };
-      const double t_trans = host_ms([&] {
-        matrix_cl x = cl_ops::to_matrix_cl(a.data(), n, n);
-        matrix_cl y = la::cholesky(x, s);
-        cl_ops::from_matrix_cl(y, packed_host.data());  // packed lower triangle
-      });
-      // The same with the whole L read back (no packing): which is faster
-      // depends on the bus and on host memory bandwidth.
-      const double t_trans_full = host_ms([&] {
-        matrix_cl x = cl_ops::to_matrix_cl(a.data(), n, n);
-        matrix_cl y = la::cholesky(x, s);
-        y.set_view(clbayes::matrix_view::entire);
-        cl_ops::from_matrix_cl(y, packed_host.data());
-      });
-      // The same through pinned staging buffers (opencl/pinned_transfer.hpp),
-      // checked to give the same L bit for bit.
-      auto chol_pinned = [&] {
-        matrix_cl x = cl_ops::to_matrix_cl_pinned(a.data(), n, n, pinned);
-        matrix_cl y = la::cholesky(x, s);
-        cl_ops::from_matrix_cl_pinned(y, packed_host.data(), pinned);
-      };
-      if (!device_only) chol_pinned();
-      const bool pinned_ok = device_only ||
-          Eigen::Map<Eigen::MatrixXd>(packed_host.data(), n, n).cwiseEqual(l_dev).all();
-      double t_pinned = host_ms(chol_pinned);
-      if (!pinned_ok) t_pinned = NAN;
-      // Host to host with the transfers overlapped (linalg/cholesky_host.hpp,
-      // what gpu_chol() runs on a matrix), beside the copy-factor-copy of
-      // the column before, into the same host array.
-      auto chol_streamed = [&] { la::cholesky_host(a.data(), n, n, false, packed_host.data(), s, pinned); };
-      if (!device_only) chol_streamed();
-      const double streamed_diff = device_only ? 0.0 :
-          max_abs(Eigen::Map<Eigen::MatrixXd>(packed_host.data(), n, n) - l_dev) / max_abs(l_dev);
-      double t_streamed = host_ms(chol_streamed);
-      if (!(streamed_diff < 1e-12)) t_streamed = NAN;
-      // The same into memory never written before, as gpu_chol() gets from
-      // R for each result: the host maps its pages as the copies write them.
-      const double t_fresh = host_ms([&] {
-        std::unique_ptr<double[]> fresh(new double[static_cast<std::size_t>(n) * n]);
-        la::cholesky_host(a.data(), n, n, false, fresh.get(), s, pinned);
-      });
+      double t_trans = NAN, t_trans_full = NAN, t_pinned = NAN, t_streamed = NAN, t_fresh = NAN,
+             streamed_diff = NAN;
+      if (!device_only) {
+        std::vector<double> packed_host(a.size());
+        t_trans = time_ms(reps, [&] {
+          matrix_cl x = cl_ops::to_matrix_cl(a.data(), n, n);
+          matrix_cl y = la::cholesky(x, s);
+          cl_ops::from_matrix_cl(y, packed_host.data());  // packed lower triangle
+        });
+        // The same with the whole L read back (no packing): which is faster
+        // depends on the bus and on host memory bandwidth.
+        t_trans_full = time_ms(reps, [&] {
+          matrix_cl x = cl_ops::to_matrix_cl(a.data(), n, n);
+          matrix_cl y = la::cholesky(x, s);
+          y.set_view(clbayes::matrix_view::entire);
+          cl_ops::from_matrix_cl(y, packed_host.data());
+        });
+        // The same through pinned staging buffers (opencl/pinned_transfer.hpp),
+        // checked to give the same L bit for bit.
+        auto chol_pinned = [&] {
+          matrix_cl x = cl_ops::to_matrix_cl_pinned(a.data(), n, n, pinned);
+          matrix_cl y = la::cholesky(x, s);
+          cl_ops::from_matrix_cl_pinned(y, packed_host.data(), pinned);
+        };
+        chol_pinned();
+        const bool pinned_ok =
+            Eigen::Map<Eigen::MatrixXd>(packed_host.data(), n, n).cwiseEqual(l_dev).all();
+        t_pinned = time_ms(reps, chol_pinned);
+        if (!pinned_ok) t_pinned = NAN;
+        // Host to host with the transfers overlapped (linalg/cholesky_host.hpp,
+        // what gpu_chol() runs on a matrix), beside the copy-factor-copy of
+        // the column before, into the same host array.
+        auto chol_streamed = [&] { la::cholesky_host(a.data(), n, n, false, packed_host.data(), s, pinned); };
+        chol_streamed();
+        streamed_diff =
+            max_abs(Eigen::Map<Eigen::MatrixXd>(packed_host.data(), n, n) - l_dev) / max_abs(l_dev);
+        t_streamed = time_ms(reps, chol_streamed);
+        if (!(streamed_diff < 1e-12)) t_streamed = NAN;
+        // The same into memory never written before, as gpu_chol() gets from
+        // R for each result: the host maps its pages as the copies write them.
+        t_fresh = time_ms(reps, [&] {
+          std::unique_ptr<double[]> fresh(new double[static_cast<std::size_t>(n) * n]);
+          la::cholesky_host(a.data(), n, n, false, fresh.get(), s, pinned);
+        });
+      }
       const double t_grad =
           time_ms(reps, [&] { matrix_cl x = la::cholesky_grad(dl, dl_adj, s); finish(); });
       const double t_gemm =
