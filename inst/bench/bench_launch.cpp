@@ -10,15 +10,12 @@
 // the device offers command buffers (cl_khr_command_buffer).
 //   bench_launch [N]        (default 2000)
 
-#include <clbayes/config.hpp>  // the OpenCL C++ bindings' version and exceptions
-
-#include <CL/opencl.hpp>
+#include <clbayes/opencl/context.hpp>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -51,30 +48,16 @@ double median(std::vector<double> v) {
   return v.empty() ? 0.0 : v[v.size() / 2];
 }
 
-cl::Device gpu_or_first() {
-  std::vector<cl::Platform> platforms;
-  cl::Platform::get(&platforms);
-  cl::Device first;
-  bool have = false;
-  for (auto& p : platforms) {
-    std::vector<cl::Device> ds;
-    p.getDevices(CL_DEVICE_TYPE_ALL, &ds);
-    for (auto& d : ds) {
-      if (d.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_GPU) return d;
-      if (!have) { first = d; have = true; }
-    }
-  }
-  if (!have) throw std::runtime_error("no OpenCL device");
-  return first;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   try {
     const int n = argc > 1 ? std::max(10, std::atoi(argv[1])) : 2000;
-    cl::Device dev = gpu_or_first();
-    cl::Context ctx(dev);
+    // The device clbayes selects (CLBAYES_PLATFORM / CLBAYES_DEVICE), with
+    // queues of its own here.
+    clbayes::opencl::context& cc = clbayes::opencl::context::instance();
+    cl::Device dev = cc.device();
+    cl::Context ctx = cc.cl_context();
     cl::Program prog(ctx, source);
     prog.build({dev});
     cl::Buffer x(ctx, CL_MEM_READ_WRITE, sizeof(double));
