@@ -175,7 +175,7 @@ int main(int argc, char** argv) {
       cl_ops::matrix_cl w(n, n);
       const double t_left = time_ms(reps, [&] {  // with a device copy of A (0.2 ms at 8192)
         ctx.queue().enqueueCopyBuffer(up_dev.buffer(), w.buffer(), 0, 0, bytes);
-        la::internal::cholesky_left_looking(w, sh.nb, sh.ib, flag, s, nullptr, nullptr);
+        la::internal::cholesky_left_looking(w, sh, flag, s, nullptr, nullptr);
         ctx.finish_all();
       });
       if (cl_ops::read_flags(flag, 3, ctx.queue())[0] != 0) throw std::runtime_error("left-looking: not PD");

@@ -116,14 +116,14 @@ inline std::string flags_of(const la::linalg_settings& s) {
   std::snprintf(buf, sizeof buf,
                 "--large-tiles %d,%d,%d,%d,%d --small-below %d --narrow-cols %d "
                 "--narrow-tm %d --mma %d --outer-block %d --outer-block-large %d --large-from %d "
-                "--chol-block %d --leaf-t %d --trailing-reserve %d --grad-block %d --diag-block %d "
-                "--host-block %d",
+                "--chol-block %d --leaf-t %d --step-base %d --trailing-reserve %d --grad-block %d "
+                "--diag-block %d --host-block %d",
                 t.tm, t.tn, t.tk, t.wptm, t.wptn,
                 s.gemm.small_below_pct, s.gemm.narrow_cols, s.gemm.narrow.tm,
                 s.gemm.tensor_cores ? 1 : 0, s.cholesky.outer_block,
                 s.cholesky.outer_block_large, s.cholesky.large_from, s.cholesky.leaf_rows,
-                s.cholesky.leaf_threads, s.cholesky.trailing_reserve, s.cholesky.grad_block,
-                s.diag_block, s.cholesky.host_block);
+                s.cholesky.leaf_threads, s.cholesky.step_base, s.cholesky.trailing_reserve,
+                s.cholesky.grad_block, s.diag_block, s.cholesky.host_block);
   return buf;
 }
 
@@ -140,7 +140,7 @@ void print_queue_gaps(const std::vector<cl_ops::launch_record>& rec) {
     if (r.event() == nullptr) continue;
     const span x{r.event.getProfilingInfo<CL_PROFILING_COMMAND_START>() * 1e-6,
                  r.event.getProfilingInfo<CL_PROFILING_COMMAND_END>() * 1e-6};
-    const bool on_side = r.phase == std::string("leaf") || r.phase == std::string("panel solve") ||
+    const bool on_side = r.phase == std::string("step") || r.phase == std::string("panel solve") ||
                          r.phase == std::string("panel update") ||
                          r.phase == std::string("panel inverse");
     (on_side ? side : main).push_back(x);
@@ -175,7 +175,7 @@ void print_queue_gaps(const std::vector<cl_ops::launch_record>& rec) {
     std::printf("| %s | %zu | %.2f | %.2f | %.1f | %.2f |\n", name, q.size(), busy, idle,
                 median * 1e3, both);
   };
-  row("side (leaf, panel solve, update, inverse)", side, main);
+  row("side (step, panel solve, update, inverse)", side, main);
   row("main (look-ahead, trailing update)", main, side);
   std::printf("\n");
 }

@@ -85,33 +85,10 @@ inline Eigen::MatrixXd cholesky(const Eigen::MatrixXd& a) {
 
 namespace internal {
 
-// The schedule's shape for an n x n matrix: leaves of ib rows, panels of
-// nb columns, the trailing updates on at most max_groups work groups (0:
-// all). Builds the leaf kernel for the settings.
-struct schedule_shape {
-  int ib, nb, max_groups;
-};
-
-inline schedule_shape shape_for(const cholesky_settings& cs, int n, int outer_block = 0) {
-  const opencl::device_info& info = opencl::context::instance().info();
-  auto& leaf = opencl::kernels::cholesky_leaf;
-  leaf.set_option("CHOLESKY_BLOCK", cs.leaf_rows);
-  leaf.set_option("LEAF_T", cs.leaf_threads);
-  schedule_shape sh;
-  sh.ib = std::min(cs.leaf_rows, static_cast<int>(info.max_work_group_size) / cs.leaf_threads);
-  const int outer = outer_block > 0 ? outer_block
-                    : cs.outer_block_large > 0 && n >= cs.large_from ? cs.outer_block_large
-                                                                     : cs.outer_block;
-  sh.nb = std::max(sh.ib, outer / sh.ib * sh.ib);
-  sh.max_groups = cs.trailing_reserve > 0 && info.compute_units > 4 * cs.trailing_reserve
-                      ? info.compute_units - cs.trailing_reserve
-                      : 0;
-  return sh;
-}
-
 // The flags the factorisation's kernels set: [0] the failing pivot
-// (1-based), [1] A has NaN or infinite values, [2] A is not symmetric.
-constexpr int flag_count = 3;
+// (1-based), [1] A has NaN or infinite values, [2] A is not symmetric;
+// [3] is cholesky_step's sync word.
+constexpr int flag_count = 4;
 
 inline cl::Buffer new_flags() { return opencl::new_flags(flag_count); }
 
@@ -157,7 +134,7 @@ inline matrix_cl cholesky(const matrix_cl& a, const linalg_settings& s = tuned_s
   internal::queue_wait(ctx.main_queue(), w.read_write_events());
   {
     opencl::untracked_scope untracked;
-    internal::cholesky_lookahead(w, sh.nb, sh.ib, flag, sh.max_groups, s);
+    internal::cholesky_lookahead(w, sh, flag, s);
   }
   w.add_write_event(internal::queue_marker(ctx.main_queue()));
   opencl::zeros_in_place(w, matrix_view::upper);  // view becomes lower

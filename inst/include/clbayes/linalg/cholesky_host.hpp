@@ -93,7 +93,7 @@ inline void cholesky_host(const double* a, int rows, int cols, bool upper, doubl
       main_q.flush();
       down.push(ready);
     };
-    internal::cholesky_left_looking(w, sh.nb, sh.ib, flag, s, arrive, finished);
+    internal::cholesky_left_looking(w, sh, flag, s, arrive, finished);
     main_q.flush();
     down.finish();
     ctx.finish_all();

@@ -5,9 +5,10 @@
 // stan-opencl.txt, section 3.3.1, as a right-looking loop over panels of
 // nb columns with look-ahead depth 1. For each panel at k:
 //   factor its nb x nb diagonal block (factor_by_halves: by halves, down to
-//   leaves of ib <= CHOLESKY_BLOCK columns):
-//     L_cc, L_cc^{-1}  = one work group (kernels/cholesky_leaf.hpp)
-//     L_below          = A_below L_cc^{-T}        (one product, in place)
+//   bases of at most `base` columns):
+//     a base, left-looking, one launch per ib columns at c
+//       (kernels/cholesky_step.hpp): A(c.., c) -= L(c.., base..c) L(c, base..c)^T,
+//       then L_cc, L_cc^{-1} and L(below, c) = A(below, c) L_cc^{-T}
 //     the right half  -= L_left L_left^T           (lower part of the block only)
 //   L_kk^{-1}          = the batched triangular inverse (linalg/tri_inverse.hpp)
 //   L_below            = A_below L_kk^{-T}         (one product, all rows below)
@@ -17,10 +18,11 @@
 // small launches in a panel hides behind the large products.
 
 #include "../interrupt.hpp"
-#include "../kernels/cholesky_leaf.hpp"
+#include "../kernels/cholesky_step.hpp"
 #include "../opencl/profile.hpp"
 #include "../opencl/sub_block.hpp"
 #include "gemm.hpp"
+#include "settings.hpp"
 #include "tri_inverse.hpp"
 
 #include <algorithm>
@@ -33,15 +35,6 @@
 namespace clbayes {
 namespace linalg {
 namespace internal {
-
-// L_cc and L_cc^{-1} of the wc x wc block at (c, c) of w
-// (kernels/cholesky_leaf.hpp, built by linalg::cholesky for its settings).
-inline void panel_leaf(matrix_cl& w, int c, int wc, matrix_cl& inv, const cl::Buffer& flag) {
-  opencl::phase_scope ph("leaf");
-  const int lt = opencl::kernels::cholesky_leaf.option("LEAF_T");
-  opencl::kernels::cholesky_leaf(cl::NDRange(wc, lt), cl::NDRange(wc, lt), w, w.rows(), c, wc,
-                                 inv, inv.rows(), flag);
-}
 
 // L_below = A_below L_cc^{-T} for the wc columns at c. In place when the
 // product has one column of tiles (TN >= wc) and no split-k: each work
@@ -78,22 +71,33 @@ inline void lower_update(matrix_cl& w, int r0, int rows, int cols, int k, int b,
                opt);
 }
 
-// Factor the columns [k, k + b) of w on its rows k .. rows - 1 by halves:
-// factor the left half, update the right half with inner dimension b / 2,
-// factor the right half, down to leaves of at most ib columns. t (at least
-// (rows - k - 1) x ib) and inv (ib x ib) are scratch.
-inline void factor_by_halves(matrix_cl& w, int k, int b, int rows, int ib, matrix_cl& t,
-                             matrix_cl& inv, const cl::Buffer& flag, const gemm_settings& g) {
-  if (b > ib) {
-    const int h = std::max(ib, (b / 2) / ib * ib);
-    factor_by_halves(w, k, h, rows, ib, t, inv, flag, g);
-    if (rows - k - h > 0) lower_update(w, k + h, rows - k - h, b - h, k, h, g, "panel update");
-    factor_by_halves(w, k + h, b - h, rows, ib, t, inv, flag, g);
-    return;
-  }
-  panel_leaf(w, k, b, inv, flag);
-  const int below = rows - k - b;
-  if (below > 0) panel_solve(w, k, b, below, inv, t, g);
+// The schedule's shape for an n x n matrix: leaves (steps) of ib columns,
+// bases of `base` columns (a multiple of ib), panels of nb columns, the
+// trailing updates on at most max_groups work groups (0: all). Builds the
+// step kernel for the settings.
+struct schedule_shape {
+  int ib, base, nb, max_groups;
+};
+
+inline schedule_shape shape_for(const cholesky_settings& cs, int n, int outer_block = 0) {
+  const opencl::device_info& info = opencl::context::instance().info();
+  schedule_shape sh;
+  sh.ib = std::min(cs.leaf_rows, static_cast<int>(info.max_work_group_size) / cs.leaf_threads);
+  sh.base = std::max(sh.ib, cs.step_base / sh.ib * sh.ib);
+  auto& step = opencl::kernels::cholesky_step;
+  step.set_option("CHOLESKY_BLOCK", sh.ib);
+  step.set_option("LEAF_T", cs.leaf_threads);
+  step.set_option("STEP_BASE", sh.base);
+  step.set_option("NV_PTX", info.nv_compute_capability > 0 ? 1 : 0);
+  step.set_option("UNROLL", info.nv_compute_capability > 0 ? 1 : 0);
+  const int outer = outer_block > 0 ? outer_block
+                    : cs.outer_block_large > 0 && n >= cs.large_from ? cs.outer_block_large
+                                                                     : cs.outer_block;
+  sh.nb = std::max(sh.ib, outer / sh.ib * sh.ib);
+  sh.max_groups = cs.trailing_reserve > 0 && info.compute_units > 4 * cs.trailing_reserve
+                      ? info.compute_units - cs.trailing_reserve
+                      : 0;
+  return sh;
 }
 
 // Work matrices of the panels of an n x n factorisation with panels of nb
@@ -111,7 +115,41 @@ struct panel_work {
         d_inv(n > nb ? nb : 1, n > nb ? nb : 1) {}
   matrix_cl t, inv, t_below, d_inv;
   std::vector<matrix_cl> levels;  // tri_inverse_in_place's, for nb
+  int epoch = 0;                  // the last step's (cholesky_step's sync word)
 };
+
+// The columns [k, k + b) of w, b <= the base's width, on its rows k ..
+// rows - 1: one cholesky_step launch per ib columns (built by
+// linalg::cholesky for its settings). L_cc^{-1} of the last step is left
+// in work.inv.
+inline void factor_base(matrix_cl& w, int k, int b, int rows, int ib, panel_work& work,
+                        const cl::Buffer& flag) {
+  opencl::phase_scope ph("step");
+  auto& step = opencl::kernels::cholesky_step;
+  const int lt = step.option("LEAF_T");
+  for (int c = k; c < k + b; c += ib) {
+    const int wc = std::min(ib, k + b - c);
+    const int groups = 1 + (rows - c - wc + ib - 1) / ib;
+    step(cl::NDRange(groups * ib, lt), cl::NDRange(ib, lt), w, w.rows(), k, c, wc, rows, work.inv,
+         work.inv.rows(), flag, ++work.epoch);
+  }
+}
+
+// Factor the columns [k, k + b) of w on its rows k .. rows - 1 by halves:
+// factor the left half, update the right half with inner dimension b / 2,
+// factor the right half, down to bases of at most `base` columns.
+inline void factor_by_halves(matrix_cl& w, int k, int b, int rows, int base, int ib,
+                             panel_work& work, const cl::Buffer& flag, const gemm_settings& g) {
+  if (b <= base) {
+    factor_base(w, k, b, rows, ib, work, flag);
+    return;
+  }
+  const int h = std::max(base, (b / 2) / base * base);
+  factor_by_halves(w, k, h, rows, base, ib, work, flag, g);
+  if (rows - k - h > 0) lower_update(w, k + h, rows - k - h, b - h, k, h, g, "panel update");
+  factor_by_halves(w, k + h, b - h, rows, base, ib, work, flag, g);
+}
+
 
 // Factor the columns [k, k + b) of the n x n w (rows k .. n): the b x b
 // diagonal block by halves, then its inverse (the batched triangular
@@ -120,12 +158,12 @@ struct panel_work {
 // same flops would be hundreds of products with a short inner dimension
 // and a solve per leaf over all n - k rows (log 2026-11-25-h200-fp64-pipe,
 // section 5).
-inline void cholesky_panel(matrix_cl& w, int k, int b, int ib, panel_work& work,
-                           const cl::Buffer& flag, const linalg_settings& s) {
+inline void cholesky_panel(matrix_cl& w, int k, int b, const schedule_shape& sh,
+                           panel_work& work, const cl::Buffer& flag, const linalg_settings& s) {
   const int below = w.rows() - k - b;
-  factor_by_halves(w, k, b, k + b, ib, work.t, work.inv, flag, s.gemm);
+  factor_by_halves(w, k, b, k + b, sh.base, sh.ib, work, flag, s.gemm);
   if (below == 0) return;
-  if (b <= ib) {  // one leaf: its inverse is at hand
+  if (b <= sh.ib) {  // one leaf: its inverse is at hand
     panel_solve(w, k, b, below, work.inv, work.t, s.gemm);
     return;
   }
@@ -176,15 +214,16 @@ inline cl::Event queue_marker(cl::CommandQueue& q) {
 // that kernel_cl's per-matrix events do not serialise the two. The caller
 // orders w's earlier work before the main queue's and records the main
 // queue's end on w. A matrix of one panel is factored on the main queue.
-inline void cholesky_lookahead(matrix_cl& w, int nb, int ib, const cl::Buffer& flag,
-                               int max_groups, const linalg_settings& s) {
+inline void cholesky_lookahead(matrix_cl& w, const schedule_shape& sh, const cl::Buffer& flag,
+                               const linalg_settings& s) {
+  const int nb = sh.nb;
   opencl::context& ctx = opencl::context::instance();
   const gemm_settings& g = s.gemm;
   const int n = w.rows();
   cl::CommandQueue& main_q = ctx.main_queue();
-  panel_work work(n, std::min(nb, n), ib);
+  panel_work work(n, std::min(nb, n), sh.ib);
   if (n <= nb) {
-    cholesky_panel(w, 0, n, ib, work, flag, s);
+    cholesky_panel(w, 0, n, sh, work, flag, s);
     return;
   }
   cl::CommandQueue& side_q = ctx.side_queue();
@@ -193,7 +232,7 @@ inline void cholesky_lookahead(matrix_cl& w, int nb, int ib, const cl::Buffer& f
   queue_wait(side_q, {queue_marker(main_q)});  // after w is written
   auto factor = [&](int k) {
     opencl::queue_scope side(opencl::queue_role::side);
-    cholesky_panel(panel, k, std::min(nb, n - k), ib, work, flag, s);
+    cholesky_panel(panel, k, std::min(nb, n - k), sh, work, flag, s);
     return queue_marker(side_q);
   };
   cl::Event panel_done = factor(0);
@@ -209,7 +248,7 @@ inline void cholesky_lookahead(matrix_cl& w, int nb, int ib, const cl::Buffer& f
     panel_done = factor(k + b);
     if (rest == next) continue;
     lower_update(update, k + b + next, rest - next, rest - next, k, b, g, "trailing update",
-                 max_groups);
+                 sh.max_groups);
   }
   queue_wait(main_q, {panel_done});
 }
@@ -239,19 +278,20 @@ using block_arrival = std::function<void(int)>;
 // follows it.
 using panel_final = std::function<void(int, const cl::Event&)>;
 
-inline void cholesky_left_looking(matrix_cl& w, int nb, int ib, const cl::Buffer& flag,
+inline void cholesky_left_looking(matrix_cl& w, const schedule_shape& sh, const cl::Buffer& flag,
                                   const linalg_settings& s, const block_arrival& arrive,
                                   const panel_final& finished) {
   cl::CommandQueue& main_q = opencl::context::instance().main_queue();
   const gemm_settings& g = s.gemm;
   const int n = w.rows();
-  panel_work work(n, std::min(nb, n), ib);
+  const int nb = sh.nb;
+  panel_work work(n, std::min(nb, n), sh.ib);
   for (int k = 0; k < n; k += nb) {
     check_interrupt();
     const int b = std::min(nb, n - k);
     if (arrive) arrive(k / nb);
     if (k > 0) lower_update(w, k, n - k, b, 0, k, g, "left-looking update");
-    cholesky_panel(w, k, b, ib, work, flag, s);
+    cholesky_panel(w, k, b, sh, work, flag, s);
     if (finished) finished(k / nb, queue_marker(main_q));
   }
 }

@@ -62,11 +62,15 @@ struct cholesky_settings {
    *  (linalg/cholesky_host.hpp, left-looking), at every size (H200, log
    *  2026-11-25-h200-host-chol: 1024 against 512 and 2048). */
   int host_block = 1024;
-  /** The leaf kernel (kernels/cholesky_leaf.hpp): rows of a leaf
-   *  (CHOLESKY_BLOCK, at most the work-group limit / leaf_threads) and
-   *  work items per row (LEAF_T). */
+  /** The step kernel (kernels/cholesky_step.hpp): columns of a step, the
+   *  leaf (CHOLESKY_BLOCK, at most the work-group limit / leaf_threads),
+   *  and work items per row (LEAF_T) ... */
   int leaf_rows = 32;
   int leaf_threads = 32;
+  /** ... and the columns of a base (a multiple of leaf_rows), which is
+   *  factored left-looking by one step launch per leaf: the longer the
+   *  base, the longer each step's update, and the fewer launches. */
+  int step_base = 128;
   /** > 0: the trailing updates run on at most (compute units -
    *  trailing_reserve) work groups, so that the panel on the side queue
    *  finds free units instead of waiting behind every tile of the update.

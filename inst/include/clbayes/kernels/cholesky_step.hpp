@@ -1,0 +1,253 @@
+#ifndef CLBAYES_KERNELS_CHOLESKY_STEP_HPP
+#define CLBAYES_KERNELS_CHOLESKY_STEP_HPP
+
+// One step of the left-looking factorisation of a base block of the
+// Cholesky's panel (linalg/cholesky_panel.hpp): for the ib columns at c of
+// a base that starts at column k, in one launch,
+//   update  A(c.., c) -= L(c.., k..c) L(c, k..c)^T    every row block
+//   leaf    L_cc, L_cc^{-1}                            work group 0
+//   solve   L(r, c) = A(r, c) L_cc^{-T}                the other groups
+// A launch per leaf, where the right-looking recursion spent three (leaf,
+// solve, update): on NVIDIA's OpenCL every launch costs about 5.5 us
+// however little it computes (RESULTS.md, "Issue 19 at a glance"), and the
+// leaves are the serial chain of the factorisation (stan-opencl.txt,
+// section 3.3.1). Groups 1.. wait for group 0's L_cc^{-1} on a word in
+// global memory. A group only ever waits for a group with a lower index,
+// which starts first (devices start groups in index order, the assumption
+// of single-pass scans with decoupled look-back), and group 0 waits for
+// no one: the launch finishes whatever the device runs at once.
+//
+// Leaf: Gaussian elimination on the symmetric block without square roots
+// (A[i][c] -= A[i][j] A[c][j] / A[j][j] for j < c <= i), then every column
+// scaled by 1 / sqrt of its pivot; one barrier per step, each item owning
+// a strided set of the columns of one row. Inverse: forward substitution
+// L X = I with X in registers, row j of X broadcast through a
+// double-buffered local row.
+
+#include "../opencl/kernel_cl.hpp"
+
+#ifdef CLBAYES_OPENCL
+
+namespace clbayes {
+namespace opencl {
+namespace kernels {
+
+inline const char* cholesky_step_source = R"(
+#define IB CHOLESKY_BLOCK
+#define CPT ((IB + LEAF_T - 1) / LEAF_T)
+// chunks of IB columns in the longest update (inner dimension < STEP_BASE)
+#define NCH (STEP_BASE > IB ? (STEP_BASE - 1) / IB : 1)
+
+// The word groups 1.. wait on: epoch once group 0 has written L_cc^{-1},
+// -epoch if the leaf found a pivot that is not positive. The fence makes
+// the group's writes (ordered before it by a barrier) visible to the
+// whole device first, as a grid-wide sync does.
+void publish(__global int* word, int value) {
+#if NV_PTX
+  asm volatile("membar.gl;" ::: "memory");
+#else
+  mem_fence(CLK_GLOBAL_MEM_FENCE);
+#endif
+  atomic_xchg(word, value);
+}
+
+int wait_for(__global int* word, int epoch) {
+  int v;
+  do {
+    v = atomic_or(word, 0);
+  } while (v != epoch && v != -epoch);
+#if NV_PTX
+  asm volatile("membar.gl;" ::: "memory");
+#else
+  mem_fence(CLK_GLOBAL_MEM_FENCE);
+#endif
+  return v;
+}
+
+/**
+ * Step c of the base at column k of the n x n column-major A, on its rows
+ * c .. rows_end - 1 (see the top of this file): the wc <= IB columns at c
+ * are updated by columns k .. c - 1 (at most STEP_BASE - IB of them), the
+ * wc x wc diagonal block is factored (L_cc^{-1} into the top left of inv,
+ * leading dimension ldi, zeros above the diagonal) and the rows below are
+ * solved. A pivot that is not positive (or NaN) at column j sets flag[0] =
+ * c + j + 1 unless it is set already and leaves this step's columns as
+ * they were. flag[3] is the step's sync word, epoch an int no earlier
+ * launch on this flag buffer used.
+ * Launch: global (groups IB, LEAF_T), local (IB, LEAF_T): group 0 for the
+ * diagonal block, then one group per block of IB rows from c + wc. Work item (i, t) owns the columns
+ * cc = t + s LEAF_T of row i of its group's tile.
+ */
+__kernel __attribute__((reqd_work_group_size(IB, LEAF_T, 1)))
+void cholesky_step(__global double* A, int n, int k, int c, int wc, int rows_end,
+                   __global double* inv, int ldi, __global int* flag, int epoch) {
+  __local double T[IB][IB + 1];   // the tile A(r0 + i, c + cc)
+  __local double Ra[IB][IB + 1];  // a chunk of L(r0 + i, q); later L_cc^{-1}
+  __local double Rb[IB][IB + 1];  // the same chunk of L(c + cc, q)
+  __local double xrow[2][IB];
+  __local double rpiv[IB];        // 1 / pivot j, by the item that finished it
+  __local int state;
+  const int i = get_local_id(0);
+  const int t = get_local_id(1);
+  const int g = get_group_id(0);
+  const int r0 = g == 0 ? c : c + wc + (g - 1) * IB;
+  const int rows = g == 0 ? wc : min(IB, rows_end - r0);
+  const int kk = c - k;
+
+  // Update. Every chunk's loads are issued at once, into registers: the
+  // inner dimension is short (below STEP_BASE), and one round trip to
+  // global memory costs more than the chunk's FMAs.
+  double pa[NCH][CPT], pb[NCH][CPT];
+#pragma unroll
+  for (int ch = 0; ch < NCH; ++ch)
+#pragma unroll
+    for (int s = 0; s < CPT; ++s) {
+      const int q = ch * IB + t + s * LEAF_T;
+      const long at = (long)(k + q) * n;
+      pa[ch][s] = q < kk && t + s * LEAF_T < IB && i < rows ? A[at + r0 + i] : 0.0;
+      pb[ch][s] = q < kk && t + s * LEAF_T < IB && i < wc ? A[at + c + i] : 0.0;
+    }
+  for (int s = 0; s < CPT; ++s) {
+    const int cc = t + s * LEAF_T;
+    if (cc < IB) T[i][cc] = i < rows && cc < wc ? A[(long)(c + cc) * n + r0 + i] : 0.0;
+  }
+  double acc[CPT];
+  for (int s = 0; s < CPT; ++s) acc[s] = 0.0;
+#if UNROLL
+#pragma unroll
+#endif
+  for (int ch = 0; ch < NCH; ++ch) {
+    if (ch * IB < kk) {  // uniform
+      for (int s = 0; s < CPT; ++s) {
+        const int q = t + s * LEAF_T;
+        if (q < IB) {
+          Ra[i][q] = pa[ch][s];
+          Rb[i][q] = pb[ch][s];
+        }
+      }
+      barrier(CLK_LOCAL_MEM_FENCE);
+      for (int q = 0; q < IB; ++q) {
+        const double a = Ra[i][q];
+        for (int s = 0; s < CPT; ++s)
+          if (t + s * LEAF_T < IB) acc[s] = fma(-a, Rb[t + s * LEAF_T][q], acc[s]);
+      }
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+  }
+  for (int s = 0; s < CPT; ++s) {
+    const int cc = t + s * LEAF_T;
+    if (cc < IB) T[i][cc] += acc[s];
+  }
+
+  if (g > 0) {  // solve, once group 0 has L_cc^{-1}
+    if (i == 0 && t == 0) state = wait_for(flag + 3, epoch);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (state < 0) return;  // uniform
+    for (int s = 0; s < CPT; ++s) {
+      const int cc = t + s * LEAF_T;
+      // L1 may hold no line of inv that group 0 wrote after it was read
+      if (cc < IB) Ra[i][cc] = ((__global volatile double*)inv)[(long)cc * ldi + i];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = 0; s < CPT; ++s) {
+      const int cc = t + s * LEAF_T;
+      if (cc < wc && i < rows) {  // L(i, cc) = sum_{q <= cc} T(i, q) inv(cc, q)
+        double v = 0.0;
+        for (int q = 0; q <= cc; ++q) v = fma(T[i][q], Ra[cc][q], v);
+        A[(long)(c + cc) * n + r0 + i] = v;
+      }
+    }
+    return;
+  }
+
+  // Leaf (group 0): T's top left wc x wc block.
+  const int b = wc;
+  if (i == 0 && t == 0) rpiv[0] = 1.0 / T[0][0];
+  for (int j = 0; j < b; ++j) {
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const double p = T[j][j];
+    if (!(p > 0.0)) {  // uniform: every item reads the same pivot
+      if (i == 0 && t == 0) {
+        atomic_cmpxchg(flag, 0, c + j + 1);
+        publish(flag + 3, -epoch);
+      }
+      return;
+    }
+    if (i > j && i < b) {
+      // One FP64 division per step, not one per item: pivot j + 1 is
+      // final once its item has updated it here, and that item divides.
+      const double f = T[i][j] * rpiv[j];
+      for (int s = 0; s < CPT; ++s) {
+        const int cc = t + s * LEAF_T;
+        if (cc > j && cc <= i) {
+          const double v = fma(-f, T[cc][j], T[i][cc]);
+          T[i][cc] = v;
+          if (cc == i && cc == j + 1) rpiv[cc] = 1.0 / v;
+        }
+      }
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  // Scale: T[i][cc] / sqrt(pivot cc); the diagonal becomes sqrt(pivot).
+  double l[CPT];
+  for (int s = 0; s < CPT; ++s) {
+    const int cc = t + s * LEAF_T;
+    l[s] = 0.0;
+    if (cc < b && cc <= i && i < b) l[s] = cc == i ? sqrt(T[i][i]) : T[i][cc] / sqrt(T[cc][cc]);
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int s = 0; s < CPT; ++s) {
+    const int cc = t + s * LEAF_T;
+    if (cc < b && i < b) {
+      T[i][cc] = l[s];
+      A[(long)(c + cc) * n + c + i] = l[s];
+    }
+  }
+  // X = L^{-1}, row j finished at step j: x_j = (e_j - sum_{q<j} L_jq x_q) / L_jj.
+  double x[CPT];
+  for (int s = 0; s < CPT; ++s) x[s] = (t + s * LEAF_T == i) ? 1.0 : 0.0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const double d = i < b ? 1.0 / T[i][i] : 0.0;  // every row's at once, off the chain below
+  for (int j = 0; j < b; ++j) {
+    __local double* row = xrow[j & 1];
+    if (i == j) {
+      for (int s = 0; s < CPT; ++s) {
+        const int cc = t + s * LEAF_T;
+        x[s] *= d;
+        if (cc < b) row[cc] = x[s];
+      }
+    }
+    // Readers of this buffer two steps ago have all passed the last barrier.
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (i > j && i < b) {
+      const double lij = T[i][j];
+      for (int s = 0; s < CPT; ++s) {
+        const int cc = t + s * LEAF_T;
+        if (cc <= j) x[s] = fma(-lij, row[cc], x[s]);
+      }
+    }
+  }
+  for (int s = 0; s < CPT; ++s) {
+    const int cc = t + s * LEAF_T;
+    if (cc < b && i < b) inv[(long)cc * ldi + i] = cc <= i ? x[s] : 0.0;
+  }
+  barrier(CLK_GLOBAL_MEM_FENCE);
+  if (i == 0 && t == 0) publish(flag + 3, epoch);
+}
+)";
+
+/** A step of at most CHOLESKY_BLOCK columns, LEAF_T work items per row,
+ *  updates of inner dimension below STEP_BASE; NV_PTX: fences by PTX;
+ *  UNROLL: the update's chunk loop unrolled (PoCL takes minutes to build
+ *  an unrolled loop with a barrier inside). */
+inline kernel_cl<in_out_buffer, int, int, int, int, int, out_buffer, int, cl::Buffer, int>
+    cholesky_step("cholesky_step", cholesky_step_source,
+                  {{"CHOLESKY_BLOCK", 32}, {"LEAF_T", 32}, {"STEP_BASE", 128}, {"NV_PTX", 0},
+                   {"UNROLL", 0}});
+
+}  // namespace kernels
+}  // namespace opencl
+}  // namespace clbayes
+
+#endif  // CLBAYES_OPENCL
+#endif
