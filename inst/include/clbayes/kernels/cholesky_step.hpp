@@ -20,7 +20,8 @@
 // Leaf: Gaussian elimination on the symmetric block without square roots
 // (A[i][c] -= A[i][j] A[c][j] / A[j][j] for j < c <= i), then every column
 // scaled by 1 / sqrt of its pivot; one barrier per step, each item owning
-// a strided set of the columns of one row. Inverse: by doubling (below).
+// a strided set of the columns of one row. The inverse comes with the
+// elimination (below).
 
 #include "../opencl/kernel_cl.hpp"
 
@@ -99,6 +100,7 @@ void cholesky_step(__global double* A, int n, int k, int c, int wc, int rows_end
   __local double Rb[IB][IB + 1];  // the same chunk of L(c + cc, q)
   __local double rpiv[IB];        // 1 / pivot j, by the item that finished it
   __local int state;
+  __local int bad;  // the leaf's first pivot that is not positive, or b
   const int i = get_local_id(0);
   const int t = get_local_id(1);
   const int g = get_group_id(0);
@@ -172,85 +174,60 @@ void cholesky_step(__global double* A, int n, int k, int c, int wc, int rows_end
     return;
   }
 
-  // Leaf (group 0): T's top left wc x wc block.
+  // Leaf (group 0): T's top left wc x wc block. X (in Ra) starts as the
+  // identity and takes every row operation of the elimination, so that it
+  // ends as L'^{-1} of A = L' D L'^T (L' unit lower): the inverse costs one
+  // FMA per item and step, with no steps of its own.
   const int b = wc;
-  if (i == 0 && t == 0) rpiv[0] = recip(T[0][0]);
+  for (int s = 0; s < CPT; ++s) {
+    const int cc = t + s * LEAF_T;
+    if (cc < IB) Ra[i][cc] = cc == i && i < b ? 1.0 : 0.0;
+  }
+  // The item that finishes pivot j checks it and takes its reciprocal, one
+  // FP64 division per step instead of one per item; the first pivot that
+  // is not positive (or NaN) is kept in `bad` and acted on after the
+  // loop, off the chain of steps (what follows it is discarded).
+  if (i == 0 && t == 0) {
+    bad = T[0][0] > 0.0 ? b : 0;
+    rpiv[0] = recip(T[0][0]);
+  }
   for (int j = 0; j < b; ++j) {
     barrier(CLK_LOCAL_MEM_FENCE);
-    const double p = T[j][j];
-    if (!(p > 0.0)) {  // uniform: every item reads the same pivot
-      if (i == 0 && t == 0) {
-        atomic_cmpxchg(flag, 0, c + j + 1);
-        publish(flag + 3, -epoch);
-      }
-      return;
-    }
     if (i > j && i < b) {
-      // One FP64 division per step, not one per item: pivot j + 1 is
-      // final once its item has updated it here, and that item divides.
       const double f = T[i][j] * rpiv[j];
       for (int s = 0; s < CPT; ++s) {
         const int cc = t + s * LEAF_T;
         if (cc > j && cc <= i) {
           const double v = fma(-f, T[cc][j], T[i][cc]);
           T[i][cc] = v;
-          if (cc == i && cc == j + 1) rpiv[cc] = recip(v);
+          if (cc == i && cc == j + 1) {
+            rpiv[cc] = recip(v);
+            if (!(v > 0.0)) atomic_min(&bad, cc);
+          }
+        } else if (cc <= j) {  // row j of X is final: rows below take f times it
+          Ra[i][cc] = fma(-f, Ra[j][cc], Ra[i][cc]);
         }
       }
     }
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-  // Scale: T[i][cc] / sqrt(pivot cc); the diagonal becomes sqrt(pivot).
-  double l[CPT];
-  for (int s = 0; s < CPT; ++s) {
-    const int cc = t + s * LEAF_T;
-    l[s] = 0.0;
-    if (cc < b && cc <= i && i < b) l[s] = cc == i ? sqrt(T[i][i]) : T[i][cc] / sqrt(T[cc][cc]);
+  if (bad < b) {  // uniform
+    if (i == 0 && t == 0) {
+      atomic_cmpxchg(flag, 0, c + bad + 1);
+      publish(flag + 3, -epoch);
+    }
+    return;
   }
-  barrier(CLK_LOCAL_MEM_FENCE);
+  // L = L' D^{1/2}: T[i][cc] / sqrt(pivot cc), the diagonal sqrt(pivot);
+  // L^{-1} = D^{-1/2} L'^{-1}: row i of X / sqrt(pivot i).
   for (int s = 0; s < CPT; ++s) {
     const int cc = t + s * LEAF_T;
     if (cc < b && i < b) {
-      T[i][cc] = l[s];
-      A[(long)(c + cc) * n + c + i] = l[s];
+      const double d = sqrt(T[i][i]);
+      const double l = cc == i ? d : cc < i ? T[i][cc] / sqrt(T[cc][cc]) : 0.0;
+      A[(long)(c + cc) * n + c + i] = l;
+      inv[(long)cc * ldi + i] = cc <= i ? Ra[i][cc] / d : 0.0;
     }
-  }
-  // X = L^{-1} by doubling (tri-inverse-kernels.txt): from the inverses of
-  // the diagonal blocks of size h, those of size 2 h, with the block below
-  // X21 = -X22 (L21 X11); log2(b) levels of two short products each,
-  // where forward substitution runs b dependent steps. X lives in Ra, the
-  // products L21 X11 in Rb.
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (int s = 0; s < CPT; ++s) {
-    const int cc = t + s * LEAF_T;
-    if (cc < IB) Ra[i][cc] = cc == i && i < b ? recip(T[i][i]) : 0.0;
-  }
-  for (int h = 1; h < b; h *= 2) {
-    barrier(CLK_LOCAL_MEM_FENCE);
-    const int o = i / (2 * h) * (2 * h);  // this row's block of 2 h
-    const bool below = i - o >= h;
-    for (int s = 0; s < CPT; ++s) {
-      const int cc = t + s * LEAF_T;
-      if (below && cc >= o && cc < o + h) {  // (L21 X11)(i, cc), X11 lower
-        double v = 0.0;
-        for (int q = cc; q < o + h; ++q) v = fma(T[i][q], Ra[q][cc], v);
-        Rb[i][cc] = v;
-      }
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int s = 0; s < CPT; ++s) {
-      const int cc = t + s * LEAF_T;
-      if (below && cc >= o && cc < o + h) {  // X21(i, cc) = -(X22 P)(i, cc), X22 lower
-        double v = 0.0;
-        for (int q = o + h; q <= i; ++q) v = fma(Ra[i][q], Rb[q][cc], v);
-        Ra[i][cc] = -v;
-      }
-    }
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (int s = 0; s < CPT; ++s) {
-    const int cc = t + s * LEAF_T;
-    if (cc < b && i < b) inv[(long)cc * ldi + i] = Ra[i][cc];
   }
   barrier(CLK_GLOBAL_MEM_FENCE);
   if (i == 0 && t == 0) publish(flag + 3, epoch);
