@@ -105,8 +105,9 @@ SEXP cpp_chol_grad_gpu(SEXP L, SEXP L_adj) {
 // Test hook (tests/testthat/test-chol.R): the factor of x on the device
 // with the selected device's linalg_settings, modified by the named values
 // (outer_block, outer_block_large, large_from, host_block, leaf_rows,
-// leaf_threads, trailing_reserve, gemm_narrow_cols, gemm_small_below_pct), so that the
-// tests reach several panels of the schedule at small n: from host memory
+// leaf_threads, step_base, trailing_reserve, gemm_narrow_cols,
+// gemm_small_below_pct), so that the tests reach several panels of the
+// schedule at small n: from host memory
 // (`host`, gpu_chol()'s path for a matrix) or from a device copy (its path
 // for a gpu_matrix).
 // [[Rcpp::export(.cpp_chol_tuned)]]
@@ -121,6 +122,7 @@ Rcpp::NumericMatrix cpp_chol_tuned(Rcpp::NumericMatrix x, Rcpp::IntegerVector va
       {"host_block", &s.cholesky.host_block},
       {"leaf_rows", &s.cholesky.leaf_rows},
       {"leaf_threads", &s.cholesky.leaf_threads},
+      {"step_base", &s.cholesky.step_base},
       {"trailing_reserve", &s.cholesky.trailing_reserve},
       {"gemm_narrow_cols", &s.gemm.narrow_cols},
       {"gemm_small_below_pct", &s.gemm.small_below_pct}};

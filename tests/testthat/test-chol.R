@@ -41,8 +41,10 @@ test_that("gpu_chol on the device equals chol()", {
 # while the rest is factored, linalg/cholesky_host.hpp) or from a device
 # copy (its path for a gpu_matrix): panels (and the host path's
 # left-looking block columns) of 64, 96 or 128 rows, so that 257 rows take
-# several steps and a ragged last one, leaves of 16 and of 64 rows, narrow
-# tiles up to 64 columns, and one panel for the whole matrix.
+# several steps and a ragged last one, leaves of 16 and of 64 rows, bases of
+# one leaf (no update inside a step) and of a whole 256-column panel (the
+# longest update, 7 chunks), narrow tiles up to 64 columns, and one panel
+# for the whole matrix.
 chol_settings <- list(
   one_panel = c(outer_block = 1024L, outer_block_large = 0L, host_block = 1024L),
   lookahead = c(outer_block = 64L, outer_block_large = 0L, host_block = 64L),
@@ -50,6 +52,8 @@ chol_settings <- list(
   large_from = c(outer_block = 1024L, outer_block_large = 64L, large_from = 200L),
   leaf16 = c(outer_block = 64L, leaf_rows = 16L, leaf_threads = 8L, host_block = 64L),
   leaf64 = c(outer_block = 128L, leaf_rows = 64L, leaf_threads = 16L, host_block = 128L),
+  base_one_leaf = c(outer_block = 64L, step_base = 32L, host_block = 64L),
+  base_whole_panel = c(outer_block = 256L, step_base = 256L, host_block = 256L),
   narrow = c(outer_block = 64L, gemm_narrow_cols = 64L, gemm_small_below_pct = 0L,
              host_block = 64L)
 )
