@@ -1,27 +1,22 @@
 #ifndef CLBAYES_KERNELS_CHOLESKY_STEP_HPP
 #define CLBAYES_KERNELS_CHOLESKY_STEP_HPP
 
-// One step of the left-looking factorisation of a base block of the
-// Cholesky's panel (linalg/cholesky_panel.hpp): for the ib columns at c of
-// a base that starts at column k, in one launch,
-//   update  A(c.., c) -= L(c.., k..c) L(c, k..c)^T    every row block
-//   leaf    L_cc, L_cc^{-1}                            work group 0
-//   solve   L(r, c) = A(r, c) L_cc^{-T}                the other groups
-// A launch per leaf, where the right-looking recursion spent three (leaf,
-// solve, update): on NVIDIA's OpenCL every launch costs about 5.5 us
-// however little it computes (RESULTS.md, "Issue 19 at a glance"), and the
-// leaves are the serial chain of the factorisation (stan-opencl.txt,
-// section 3.3.1). Groups 1.. wait for group 0's L_cc^{-1} on a word in
-// global memory. A group only ever waits for a group with a lower index,
-// which starts first (devices start groups in index order, the assumption
-// of single-pass scans with decoupled look-back), and group 0 waits for
-// no one: the launch finishes whatever the device runs at once.
-//
-// Leaf: Gaussian elimination on the symmetric block without square roots
-// (A[i][c] -= A[i][j] A[c][j] / A[j][j] for j < c <= i), then every column
-// scaled by 1 / sqrt of its pivot; one barrier per step, each item owning
-// a strided set of the columns of one row. The inverse comes with the
-// elimination (below).
+// One step of the left-looking factorisation of a base of the Cholesky's
+// panel (linalg/cholesky_panel.hpp), for the ib columns at c of a base
+// that starts at column k, in one launch:
+//   update  A(c.., c) -= L(c.., k..c) L(c, k..c)^T    every work group
+//   leaf    L_cc and L_cc^{-1}                         group 0
+//   solve   L(r, c) = A(r, c) L_cc^{-T}                groups 1.., once
+//                                                      group 0 publishes
+// One launch where the right-looking recursion spent three: on NVIDIA's
+// OpenCL each costs about 5.5 us however little it computes, and the
+// leaves are the serial chain (stan-opencl.txt, section 3.3.1; RESULTS.md,
+// "Issue 19 at a glance"). Groups wait only for group 0, which starts
+// first (groups start in index order: the assumption of single-pass scans
+// with decoupled look-back) and waits for no one.
+// Leaf: symmetric Gaussian elimination without square roots, one barrier
+// per column, each item owning a strided set of the columns of one row;
+// then each column scaled by 1 / sqrt of its pivot.
 
 #include "../opencl/kernel_cl.hpp"
 
@@ -37,16 +32,21 @@ inline const char* cholesky_step_source = R"(
 // chunks of IB columns in the longest update (inner dimension < STEP_BASE)
 #define NCH (STEP_BASE > IB ? (STEP_BASE - 1) / IB : 1)
 
-// The word groups 1.. wait on: epoch once group 0 has written L_cc^{-1},
-// -epoch if the leaf found a pivot that is not positive. The fence makes
-// the group's writes (ordered before it by a barrier) visible to the
-// whole device first, as a grid-wide sync does.
-void publish(__global int* word, int value) {
+// Orders this item's global memory operations before and after it for
+// the whole device (a grid-wide sync's fence).
+void fence_device() {
 #if NV_PTX
   asm volatile("membar.gl;" ::: "memory");
 #else
   mem_fence(CLK_GLOBAL_MEM_FENCE);
 #endif
+}
+
+// The word groups 1.. wait on: epoch once group 0 has written L_cc^{-1},
+// -epoch if the leaf found a pivot that is not positive. Group 0's writes
+// are ordered before publish() by a barrier.
+void publish(__global int* word, int value) {
+  fence_device();
   atomic_xchg(word, value);
 }
 
@@ -55,11 +55,7 @@ int wait_for(__global int* word, int epoch) {
   do {
     v = atomic_or(word, 0);
   } while (v != epoch && v != -epoch);
-#if NV_PTX
-  asm volatile("membar.gl;" ::: "memory");
-#else
-  mem_fence(CLK_GLOBAL_MEM_FENCE);
-#endif
+  fence_device();
   return v;
 }
 
@@ -79,18 +75,15 @@ double recip(double v) {
 }
 
 /**
- * Step c of the base at column k of the n x n column-major A, on its rows
- * c .. rows_end - 1 (see the top of this file): the wc <= IB columns at c
- * are updated by columns k .. c - 1 (at most STEP_BASE - IB of them), the
- * wc x wc diagonal block is factored (L_cc^{-1} into the top left of inv,
- * leading dimension ldi, zeros above the diagonal) and the rows below are
- * solved. A pivot that is not positive (or NaN) at column j sets flag[0] =
- * c + j + 1 unless it is set already and leaves this step's columns as
- * they were. flag[3] is the step's sync word, epoch an int no earlier
- * launch on this flag buffer used.
+ * Step c of the base at column k of the n x n column-major A, rows c ..
+ * rows_end - 1; wc <= IB columns, inner dimension c - k < STEP_BASE. inv
+ * (leading dimension ldi) gets L_cc^{-1}, zeros above the diagonal. A
+ * pivot that is not positive (or NaN) at column j sets flag[0] = c + j + 1
+ * unless set and leaves the step's columns as they were. flag[3] is the
+ * sync word; epoch an int no earlier launch on this buffer used.
  * Launch: global (groups IB, LEAF_T), local (IB, LEAF_T): group 0 for the
- * diagonal block, then one group per block of IB rows from c + wc. Work item (i, t) owns the columns
- * cc = t + s LEAF_T of row i of its group's tile.
+ * diagonal block, then a group per IB rows from c + wc. Item (i, t) owns
+ * the columns cc = t + s LEAF_T of row i of its group's tile.
  */
 __kernel __attribute__((reqd_work_group_size(IB, LEAF_T, 1)))
 void cholesky_step(__global double* A, int n, int k, int c, int wc, int rows_end,
@@ -121,19 +114,16 @@ void cholesky_step(__global double* A, int n, int k, int c, int wc, int rows_end
       pa[ch][s] = q < kk && t + s * LEAF_T < IB && i < rows ? A[at + r0 + i] : 0.0;
       pb[ch][s] = q < kk && t + s * LEAF_T < IB && i < wc ? A[at + c + i] : 0.0;
     }
-  for (int s = 0; s < CPT; ++s) {
-    const int cc = t + s * LEAF_T;
-    if (cc < IB) T[i][cc] = i < rows && cc < wc ? A[(long)(c + cc) * n + r0 + i] : 0.0;
-  }
+  for (int s = 0, cc = t; s < CPT && cc < IB; ++s, cc += LEAF_T)
+    T[i][cc] = i < rows && cc < wc ? A[(long)(c + cc) * n + r0 + i] : 0.0;
   double acc[CPT];
   for (int s = 0; s < CPT; ++s) acc[s] = 0.0;
-#if UNROLL
+#if NV_PTX  // (PoCL takes minutes to build an unrolled loop with a barrier)
 #pragma unroll
 #endif
   for (int ch = 0; ch < NCH; ++ch) {
     if (ch * IB < kk) {  // uniform
-      for (int s = 0; s < CPT; ++s) {
-        const int q = t + s * LEAF_T;
+      for (int s = 0, q = t; s < CPT; ++s, q += LEAF_T) {
         if (q < IB) {
           Ra[i][q] = pa[ch][s];
           Rb[i][q] = pb[ch][s];
@@ -148,23 +138,17 @@ void cholesky_step(__global double* A, int n, int k, int c, int wc, int rows_end
       barrier(CLK_LOCAL_MEM_FENCE);
     }
   }
-  for (int s = 0; s < CPT; ++s) {
-    const int cc = t + s * LEAF_T;
-    if (cc < IB) T[i][cc] += acc[s];
-  }
+  for (int s = 0, cc = t; s < CPT && cc < IB; ++s, cc += LEAF_T) T[i][cc] += acc[s];
 
   if (g > 0) {  // solve, once group 0 has L_cc^{-1}
     if (i == 0 && t == 0) state = wait_for(flag + 3, epoch);
     barrier(CLK_LOCAL_MEM_FENCE);
     if (state < 0) return;  // uniform
-    for (int s = 0; s < CPT; ++s) {
-      const int cc = t + s * LEAF_T;
-      // L1 may hold no line of inv that group 0 wrote after it was read
-      if (cc < IB) Ra[i][cc] = ((__global volatile double*)inv)[(long)cc * ldi + i];
-    }
+    // volatile: L1 may hold no line of inv that group 0 wrote after it was read
+    for (int s = 0, cc = t; s < CPT && cc < IB; ++s, cc += LEAF_T)
+      Ra[i][cc] = ((__global volatile double*)inv)[(long)cc * ldi + i];
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (int s = 0; s < CPT; ++s) {
-      const int cc = t + s * LEAF_T;
+    for (int s = 0, cc = t; s < CPT; ++s, cc += LEAF_T) {
       if (cc < wc && i < rows) {  // L(i, cc) = sum_{q <= cc} T(i, q) inv(cc, q)
         double v = 0.0;
         for (int q = 0; q <= cc; ++q) v = fma(T[i][q], Ra[cc][q], v);
@@ -179,10 +163,8 @@ void cholesky_step(__global double* A, int n, int k, int c, int wc, int rows_end
   // ends as L'^{-1} of A = L' D L'^T (L' unit lower): the inverse costs one
   // FMA per item and step, with no steps of its own.
   const int b = wc;
-  for (int s = 0; s < CPT; ++s) {
-    const int cc = t + s * LEAF_T;
-    if (cc < IB) Ra[i][cc] = cc == i && i < b ? 1.0 : 0.0;
-  }
+  for (int s = 0, cc = t; s < CPT && cc < IB; ++s, cc += LEAF_T)
+    Ra[i][cc] = cc == i && i < b ? 1.0 : 0.0;
   // The item that finishes pivot j checks it and takes its reciprocal, one
   // FP64 division per step instead of one per item; the first pivot that
   // is not positive (or NaN) is kept in `bad` and acted on after the
@@ -195,8 +177,7 @@ void cholesky_step(__global double* A, int n, int k, int c, int wc, int rows_end
     barrier(CLK_LOCAL_MEM_FENCE);
     if (i > j && i < b) {
       const double f = T[i][j] * rpiv[j];
-      for (int s = 0; s < CPT; ++s) {
-        const int cc = t + s * LEAF_T;
+      for (int s = 0, cc = t; s < CPT; ++s, cc += LEAF_T) {
         if (cc > j && cc <= i) {
           const double v = fma(-f, T[cc][j], T[i][cc]);
           T[i][cc] = v;
@@ -220,8 +201,7 @@ void cholesky_step(__global double* A, int n, int k, int c, int wc, int rows_end
   }
   // L = L' D^{1/2}: T[i][cc] / sqrt(pivot cc), the diagonal sqrt(pivot);
   // L^{-1} = D^{-1/2} L'^{-1}: row i of X / sqrt(pivot i).
-  for (int s = 0; s < CPT; ++s) {
-    const int cc = t + s * LEAF_T;
+  for (int s = 0, cc = t; s < CPT; ++s, cc += LEAF_T) {
     if (cc < b && i < b) {
       const double d = sqrt(T[i][i]);
       const double l = cc == i ? d : cc < i ? T[i][cc] / sqrt(T[cc][cc]) : 0.0;
@@ -235,13 +215,11 @@ void cholesky_step(__global double* A, int n, int k, int c, int wc, int rows_end
 )";
 
 /** A step of at most CHOLESKY_BLOCK columns, LEAF_T work items per row,
- *  updates of inner dimension below STEP_BASE; NV_PTX: fences by PTX;
- *  UNROLL: the update's chunk loop unrolled (PoCL takes minutes to build
- *  an unrolled loop with a barrier inside). */
+ *  updates of inner dimension below STEP_BASE; NV_PTX: NVIDIA's PTX for
+ *  the fences and reciprocals, the update's chunk loop unrolled. */
 inline kernel_cl<in_out_buffer, int, int, int, int, int, out_buffer, int, cl::Buffer, int>
     cholesky_step("cholesky_step", cholesky_step_source,
-                  {{"CHOLESKY_BLOCK", 32}, {"LEAF_T", 32}, {"STEP_BASE", 128}, {"NV_PTX", 0},
-                   {"UNROLL", 0}});
+                  {{"CHOLESKY_BLOCK", 32}, {"LEAF_T", 32}, {"STEP_BASE", 128}, {"NV_PTX", 0}});
 
 }  // namespace kernels
 }  // namespace opencl

@@ -41,7 +41,6 @@ inline const char* glm_lp_source = R"(
 #define WG ((int)get_local_size(0))
 #define PARTS (WG / ROWS)
 
-
 /* dst = columns j0 .. j0 + CHUNK - 1 of row `row` of x, zero outside x. */
 #define LOAD_ROW(dst, row)                                                    \
   do {                                                                        \

@@ -46,7 +46,6 @@ inline const char* glm_lp_tiled_source = R"(
 #define RS (TILE_ROWS + 1)
 #define ROW_ALPHA (FAMILY < 4)
 
-
 /* Log density of one row. eta: the NETA linear predictors without alpha;
    al, off, ex: the row's alpha, offset and sigma|phi; head: categorical
    alpha or the cuts. Out: d = d lp / d eta, dx = d lp / d sigma|phi, d_lo and d_up =

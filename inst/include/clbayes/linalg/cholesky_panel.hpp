@@ -4,12 +4,9 @@
 // The device schedule of the Cholesky: the blocked algorithm of
 // stan-opencl.txt, section 3.3.1, as a right-looking loop over panels of
 // nb columns with look-ahead depth 1. For each panel at k:
-//   factor its nb x nb diagonal block (factor_by_halves: by halves, down to
-//   bases of at most `base` columns):
-//     a base, left-looking, one launch per ib columns at c
-//       (kernels/cholesky_step.hpp): A(c.., c) -= L(c.., base..c) L(c, base..c)^T,
-//       then L_cc, L_cc^{-1} and L(below, c) = A(below, c) L_cc^{-T}
-//     the right half  -= L_left L_left^T           (lower part of the block only)
+//   its nb x nb diagonal block by halves (factor_by_halves), the right half
+//     -= L_left L_left^T, down to bases factored left-looking by one launch
+//     per ib columns (kernels/cholesky_step.hpp)
 //   L_kk^{-1}          = the batched triangular inverse (linalg/tri_inverse.hpp)
 //   L_below            = A_below L_kk^{-T}         (one product, all rows below)
 //   A22 -= L21 L21^T                               (lower-only products, k = nb)
@@ -36,23 +33,16 @@ namespace clbayes {
 namespace linalg {
 namespace internal {
 
-// L_below = A_below L_cc^{-T} for the wc columns at c. In place when the
-// product has one column of tiles (TN >= wc) and no split-k: each work
-// group then reads only its own rows of A_below, all before it writes
-// them. Otherwise through the scratch t and a copy.
-inline void panel_solve(matrix_cl& w, int c, int wc, int below, const matrix_cl& inv,
+// L_below = A_below L_kk^{-T} for the b columns at k, into the scratch t
+// and copied back: the product's work groups read rows that others write.
+inline void panel_solve(matrix_cl& w, int k, int b, int below, const matrix_cl& inv,
                         matrix_cl& t, const gemm_settings& g) {
   opencl::phase_scope ph("panel solve");
-  gemm_block inv_t{&inv, 0, 0, true, matrix_view::lower};
-  gemm_block a{&w, c + wc, c};
   gemm_options opt(g);
   opt.splits = 1;
-  if (choose_tiles(below, wc, 1, false, g).tiles.tn >= wc) {
-    linalg::gemm(w, c + wc, c, 0, a, inv_t, below, wc, wc, opt);
-    return;
-  }
-  linalg::gemm(t, 0, 0, 0, a, inv_t, below, wc, wc, opt);
-  opencl::sub_block(w, t, 0, 0, c + wc, c, below, wc);
+  linalg::gemm(t, 0, 0, 0, gemm_block{&w, k + b, k},
+               gemm_block{&inv, 0, 0, true, matrix_view::lower}, below, b, b, opt);
+  opencl::sub_block(w, t, 0, 0, k + b, k, below, b);
 }
 
 // w(r0 .. r0 + rows, r0 .. r0 + cols) -= L L(0 .. cols, :)^T on and below
@@ -89,7 +79,6 @@ inline schedule_shape shape_for(const cholesky_settings& cs, int n, int outer_bl
   step.set_option("LEAF_T", cs.leaf_threads);
   step.set_option("STEP_BASE", sh.base);
   step.set_option("NV_PTX", info.nv_compute_capability > 0 ? 1 : 0);
-  step.set_option("UNROLL", info.nv_compute_capability > 0 ? 1 : 0);
   const int outer = outer_block > 0 ? outer_block
                     : cs.outer_block_large > 0 && n >= cs.large_from ? cs.outer_block_large
                                                                      : cs.outer_block;
@@ -100,73 +89,57 @@ inline schedule_shape shape_for(const cholesky_settings& cs, int n, int outer_bl
   return sh;
 }
 
-// Work matrices of the panels of an n x n factorisation with panels of nb
-// columns and leaves of ib: t and inv for the leaves and their solves,
-// t_below, d_inv and levels for a panel's rows below its diagonal block
-// (every panel that has rows below is nb wide). Made once and released at
-// the end: a buffer released between launches makes NVIDIA's OpenCL wait
-// for the queues, which kept the two queues from ever overlapping when the
-// inverse's work matrices were made per panel (H200, 2026-11-25: 18.29 /
-// 67.94 ms at 8192 / 16384 against 13.91 / 55.90 made once).
+// Work matrices of an n x n factorisation with panels of nb columns and
+// steps of ib: inv (cholesky_step's L_cc^{-1}), and t_below, d_inv and
+// levels for a panel's rows below its diagonal block (such a panel is nb
+// wide). Made once: a buffer released between launches makes NVIDIA's
+// OpenCL wait for the queues (H200, 2026-11-25: 18.29 / 67.94 ms at 8192 /
+// 16384 with the inverse's made per panel, 13.91 / 55.90 made once).
 struct panel_work {
   panel_work(int n, int nb, int ib)
-      : t(std::max(1, n - 1), ib), inv(ib, ib),
+      : inv(ib, ib),
         t_below(n > nb ? n - nb : 1, n > nb ? nb : 1),  // one panel: no rows below
         d_inv(n > nb ? nb : 1, n > nb ? nb : 1) {}
-  matrix_cl t, inv, t_below, d_inv;
+  matrix_cl inv, t_below, d_inv;
   std::vector<matrix_cl> levels;  // tri_inverse_in_place's, for nb
   int epoch = 0;                  // the last step's (cholesky_step's sync word)
 };
 
-// The columns [k, k + b) of w, b <= the base's width, on its rows k ..
-// rows - 1: one cholesky_step launch per ib columns (built by
-// linalg::cholesky for its settings). L_cc^{-1} of the last step is left
-// in work.inv.
-inline void factor_base(matrix_cl& w, int k, int b, int rows, int ib, panel_work& work,
-                        const cl::Buffer& flag) {
+// Factor the columns [k, k + b) of w on its rows k .. rows - 1 by halves
+// (the left half, then the right half updated with inner dimension b / 2,
+// then the right half) down to bases of at most `base` columns, each
+// factored by one cholesky_step launch per ib columns (the kernel built by
+// linalg::cholesky for its settings).
+inline void factor_by_halves(matrix_cl& w, int k, int b, int rows, int base, int ib,
+                             panel_work& work, const cl::Buffer& flag, const gemm_settings& g) {
+  if (b > base) {
+    const int h = std::max(base, (b / 2) / base * base);
+    factor_by_halves(w, k, h, rows, base, ib, work, flag, g);
+    if (rows - k - h > 0) lower_update(w, k + h, rows - k - h, b - h, k, h, g, "panel update");
+    factor_by_halves(w, k + h, b - h, rows, base, ib, work, flag, g);
+    return;
+  }
   opencl::phase_scope ph("step");
   auto& step = opencl::kernels::cholesky_step;
   const int lt = step.option("LEAF_T");
   for (int c = k; c < k + b; c += ib) {
     const int wc = std::min(ib, k + b - c);
-    const int groups = 1 + (rows - c - wc + ib - 1) / ib;
+    const int groups = 1 + (rows - c - wc + ib - 1) / ib;  // the diagonal block, ib rows each
     step(cl::NDRange(groups * ib, lt), cl::NDRange(ib, lt), w, w.rows(), k, c, wc, rows, work.inv,
          work.inv.rows(), flag, ++work.epoch);
   }
 }
 
-// Factor the columns [k, k + b) of w on its rows k .. rows - 1 by halves:
-// factor the left half, update the right half with inner dimension b / 2,
-// factor the right half, down to bases of at most `base` columns.
-inline void factor_by_halves(matrix_cl& w, int k, int b, int rows, int base, int ib,
-                             panel_work& work, const cl::Buffer& flag, const gemm_settings& g) {
-  if (b <= base) {
-    factor_base(w, k, b, rows, ib, work, flag);
-    return;
-  }
-  const int h = std::max(base, (b / 2) / base * base);
-  factor_by_halves(w, k, h, rows, base, ib, work, flag, g);
-  if (rows - k - h > 0) lower_update(w, k + h, rows - k - h, b - h, k, h, g, "panel update");
-  factor_by_halves(w, k + h, b - h, rows, base, ib, work, flag, g);
-}
-
-
 // Factor the columns [k, k + b) of the n x n w (rows k .. n): the b x b
 // diagonal block by halves, then its inverse (the batched triangular
 // inverse, linalg/tri_inverse.hpp) and every row below it in one product,
-// L_below = A_below L_kk^{-T}. Done by halves on all the rows below, the
-// same flops would be hundreds of products with a short inner dimension
-// and a solve per leaf over all n - k rows (log 2026-11-25-h200-fp64-pipe,
-// section 5).
+// L_below = A_below L_kk^{-T} (by halves over all n - k rows, the same
+// flops would be hundreds of short products; log 2026-11-25-h200-fp64-pipe).
 inline void cholesky_panel(matrix_cl& w, int k, int b, const schedule_shape& sh,
                            panel_work& work, const cl::Buffer& flag, const linalg_settings& s) {
   const int below = w.rows() - k - b;
   factor_by_halves(w, k, b, k + b, sh.base, sh.ib, work, flag, s.gemm);
   if (below == 0) return;
-  if (b <= sh.ib) {  // one leaf: its inverse is at hand
-    panel_solve(w, k, b, below, work.inv, work.t, s.gemm);
-    return;
-  }
   if (work.d_inv.rows() != b)
     throw std::logic_error("cholesky_panel: a panel with rows below must be nb wide");
   // Only the lower triangle of d_inv is read (views), so it is not cleared.
@@ -199,10 +172,8 @@ inline cl::Event queue_marker(cl::CommandQueue& q) {
   return e;
 }
 
-
-// The whole factorisation of w in place (lower triangle), panels of nb
-// columns (a multiple of ib), leaves of ib <= CHOLESKY_BLOCK, with
-// look-ahead depth 1 (the classic schedule of LAPACK-style GPU
+// The whole factorisation of w in place (lower triangle), shaped by sh,
+// with look-ahead depth 1 (the classic schedule of LAPACK-style GPU
 // factorisations): the panels are factored on the side queue while the
 // main queue updates the trailing matrix. After panel k is factored, the
 // main queue first updates only the columns of panel k + 1, then the rest
@@ -260,11 +231,8 @@ inline void cholesky_lookahead(matrix_cl& w, const schedule_shape& sh, const cl:
 // and then factored (cholesky_panel). It reads no column right of it, so
 // it is factored as soon as it has arrived and is final right after, and
 // the host path copies it back while later columns still arrive (the
-// right-looking loop above needs every column before its third panel). On
-// the H200 it took the host-to-host time from 52.6 / 221.0 ms (the
-// look-ahead loop, streamed) to 41.0 / 155.1 at n = 8192 / 16384 (log
-// 2026-11-25-h200-host-chol).
-// One queue, in order.
+// right-looking loop above needs every column before its third panel; log
+// 2026-11-25-h200-host-chol). One queue, in order.
 //
 // Where the block columns of the matrix come from (block column j: columns
 // j nb .. j nb + nb - 1): a function that enqueues on the main queue what

@@ -35,9 +35,9 @@ struct gemm_settings {
   gemm_tiles small = {64, 64, 16, 4, 4};
   int small_below_pct = 100;
   /** ... and its narrow tiles, for products with at most narrow_cols
-   *  columns of C (0: never): the tall-skinny solves and updates of the
-   *  Cholesky's panels (H200 sweep of the Cholesky at n = 8192,
-   *  logs/history.md, H200 runs of 2026-11-24). */
+   *  columns of C (0: never): tall-skinny products (swept on the
+   *  Cholesky's leaf solves before the step kernel took them over, H200,
+   *  n = 8192, logs/history.md, runs of 2026-11-24). */
   gemm_tiles narrow = {64, 32, 16, 4, 2};
   int narrow_cols = 32;
   /** The kernel multiplies on the FP64 tensor cores (MMA = 1 in
