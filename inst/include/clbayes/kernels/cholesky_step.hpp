@@ -92,7 +92,7 @@ void cholesky_step(__global double* A, int n, int k, int c, int wc, int rows_end
   __local double Ra[IB][IB + 1];  // a chunk of L(r0 + i, q); later L_cc^{-1}
   __local double Rb[IB][IB + 1];  // the same chunk of L(c + cc, q)
   __local double rpiv[IB];        // 1 / pivot j, by the item that finished it
-  __local int state;
+  __local int state;              // groups 1..: the sync word as they read it
   __local int bad;  // the leaf's first pivot that is not positive, or b
   const int i = get_local_id(0);
   const int t = get_local_id(1);
