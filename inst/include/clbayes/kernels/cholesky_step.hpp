@@ -42,8 +42,8 @@ void fence_device() {
 #endif
 }
 
-// The word groups 1.. wait on: epoch once group 0 has written L_cc^{-1},
-// -epoch if the leaf found a pivot that is not positive. Group 0's writes
+// The word groups 1.. wait on: epoch (c + 1) once group 0 has written
+// L_cc^{-1}, -epoch if the leaf found a pivot that is not positive. Group 0's writes
 // are ordered before publish() by a barrier.
 void publish(__global int* word, int value) {
   fence_device();
@@ -79,15 +79,16 @@ double recip(double v) {
  * rows_end - 1; wc <= IB columns, inner dimension c - k < STEP_BASE. inv
  * (leading dimension ldi) gets L_cc^{-1}, zeros above the diagonal. A
  * pivot that is not positive (or NaN) at column j sets flag[0] = c + j + 1
- * unless set and leaves the step's columns as they were. flag[3] is the
- * sync word; epoch an int no earlier launch on this buffer used.
+ * unless set and leaves the step's columns as they were. sync is the word
+ * groups 1.. wait on: zero when the factorisation starts, then c + 1 of
+ * the last step (each step of a factorisation has its own c).
  * Launch: global (groups IB, LEAF_T), local (IB, LEAF_T): group 0 for the
  * diagonal block, then a group per IB rows from c + wc. Item (i, t) owns
  * the columns cc = t + s LEAF_T of row i of its group's tile.
  */
 __kernel __attribute__((reqd_work_group_size(IB, LEAF_T, 1)))
 void cholesky_step(__global double* A, int n, int k, int c, int wc, int rows_end,
-                   __global double* inv, int ldi, __global int* flag, int epoch) {
+                   __global double* inv, int ldi, __global int* flag, __global int* sync) {
   __local double T[IB][IB + 1];   // the tile A(r0 + i, c + cc)
   __local double Ra[IB][IB + 1];  // a chunk of L(r0 + i, q); later L_cc^{-1}
   __local double Rb[IB][IB + 1];  // the same chunk of L(c + cc, q)
@@ -100,6 +101,7 @@ void cholesky_step(__global double* A, int n, int k, int c, int wc, int rows_end
   const int r0 = g == 0 ? c : c + wc + (g - 1) * IB;
   const int rows = g == 0 ? wc : min(IB, rows_end - r0);
   const int kk = c - k;
+  const int epoch = c + 1;
 
   // Update. Every chunk's loads are issued at once, into registers: the
   // inner dimension is short (below STEP_BASE), and one round trip to
@@ -141,7 +143,7 @@ void cholesky_step(__global double* A, int n, int k, int c, int wc, int rows_end
   for (int s = 0, cc = t; s < CPT && cc < IB; ++s, cc += LEAF_T) T[i][cc] += acc[s];
 
   if (g > 0) {  // solve, once group 0 has L_cc^{-1}
-    if (i == 0 && t == 0) state = wait_for(flag + 3, epoch);
+    if (i == 0 && t == 0) state = wait_for(sync, epoch);
     barrier(CLK_LOCAL_MEM_FENCE);
     if (state < 0) return;  // uniform
     // volatile: L1 may hold no line of inv that group 0 wrote after it was read
@@ -195,7 +197,7 @@ void cholesky_step(__global double* A, int n, int k, int c, int wc, int rows_end
   if (bad < b) {  // uniform
     if (i == 0 && t == 0) {
       atomic_cmpxchg(flag, 0, c + bad + 1);
-      publish(flag + 3, -epoch);
+      publish(sync, -epoch);
     }
     return;
   }
@@ -210,14 +212,14 @@ void cholesky_step(__global double* A, int n, int k, int c, int wc, int rows_end
     }
   }
   barrier(CLK_GLOBAL_MEM_FENCE);
-  if (i == 0 && t == 0) publish(flag + 3, epoch);
+  if (i == 0 && t == 0) publish(sync, epoch);
 }
 )";
 
 /** A step of at most CHOLESKY_BLOCK columns, LEAF_T work items per row,
  *  updates of inner dimension below STEP_BASE; NV_PTX: NVIDIA's PTX for
  *  the fences and reciprocals, the update's chunk loop unrolled. */
-inline kernel_cl<in_out_buffer, int, int, int, int, int, out_buffer, int, cl::Buffer, int>
+inline kernel_cl<in_out_buffer, int, int, int, int, int, out_buffer, int, cl::Buffer, cl::Buffer>
     cholesky_step("cholesky_step", cholesky_step_source,
                   {{"CHOLESKY_BLOCK", 32}, {"LEAF_T", 32}, {"STEP_BASE", 128}, {"NV_PTX", 0}});
 

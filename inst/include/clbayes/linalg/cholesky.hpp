@@ -86,9 +86,8 @@ inline Eigen::MatrixXd cholesky(const Eigen::MatrixXd& a) {
 namespace internal {
 
 // The flags the factorisation's kernels set: [0] the failing pivot
-// (1-based), [1] A has NaN or infinite values, [2] A is not symmetric;
-// [3] is cholesky_step's sync word.
-constexpr int flag_count = 4;
+// (1-based), [1] A has NaN or infinite values, [2] A is not symmetric.
+constexpr int flag_count = 3;
 
 inline cl::Buffer new_flags() { return opencl::new_flags(flag_count); }
 

@@ -16,6 +16,7 @@
 
 #include "../interrupt.hpp"
 #include "../kernels/cholesky_step.hpp"
+#include "../opencl/checks.hpp"
 #include "../opencl/profile.hpp"
 #include "../opencl/sub_block.hpp"
 #include "gemm.hpp"
@@ -90,7 +91,8 @@ inline schedule_shape shape_for(const cholesky_settings& cs, int n, int outer_bl
 }
 
 // Work matrices of an n x n factorisation with panels of nb columns and
-// steps of ib: inv (cholesky_step's L_cc^{-1}), and t_below, d_inv and
+// steps of ib: inv and sync (cholesky_step's L_cc^{-1} and the word its
+// groups wait on, zero for each factorisation), and t_below, d_inv and
 // levels for a panel's rows below its diagonal block (such a panel is nb
 // wide). Made once: a buffer released between launches makes NVIDIA's
 // OpenCL wait for the queues (H200, 2026-11-25: 18.29 / 67.94 ms at 8192 /
@@ -101,8 +103,8 @@ struct panel_work {
         t_below(n > nb ? n - nb : 1, n > nb ? nb : 1),  // one panel: no rows below
         d_inv(n > nb ? nb : 1, n > nb ? nb : 1) {}
   matrix_cl inv, t_below, d_inv;
+  cl::Buffer sync = opencl::new_flags(1);
   std::vector<matrix_cl> levels;  // tri_inverse_in_place's, for nb
-  int epoch = 0;                  // the last step's (cholesky_step's sync word)
 };
 
 // Factor the columns [k, k + b) of w on its rows k .. rows - 1 by halves
@@ -126,7 +128,7 @@ inline void factor_by_halves(matrix_cl& w, int k, int b, int rows, int base, int
     const int wc = std::min(ib, k + b - c);
     const int groups = 1 + (rows - c - wc + ib - 1) / ib;  // the diagonal block, ib rows each
     step(cl::NDRange(groups * ib, lt), cl::NDRange(ib, lt), w, w.rows(), k, c, wc, rows, work.inv,
-         work.inv.rows(), flag, ++work.epoch);
+         work.inv.rows(), flag, work.sync);
   }
 }
 
