@@ -73,11 +73,11 @@ struct cholesky_settings {
   int step_base = 128;
   /** > 0: the trailing updates run on at most (compute units -
    *  trailing_reserve) work groups, so that the panel on the side queue
-   *  finds free units instead of waiting behind every tile of the update.
-   *  Used only on devices with more than 4 * trailing_reserve compute
-   *  units (H200 sweeps, logs/history.md, H200 runs of 2026-11-24: 8 to 32
-   *  of 132 units within 0.5 ms of each other at n = 8192). */
-  int trailing_reserve = 8;
+   *  finds free units, on devices with more than 4 * trailing_reserve units
+   *  (H200, 2026-11-24, logs/history.md: 8 to 32 within 0.5 ms at n = 8192;
+   *  the step kernel, H100, logs 2026-11-27-h100-step and -step-tries: 16
+   *  against 8 faster or equal in 7 of 8 A/Bs, 0 slower by 1.1x). */
+  int trailing_reserve = 16;
   /** Rows per diagonal block of the blocked gradient (H200 sweep at n =
    *  8192, logs/history.md, H200 runs of 2026-11-24). */
   int grad_block = 1024;
