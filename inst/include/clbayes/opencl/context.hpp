@@ -13,6 +13,7 @@
 
 #include "../config.hpp"
 #include "../error.hpp"
+#include "../interrupt.hpp"
 #include "device_info.hpp"
 
 #include <cstdint>
@@ -262,6 +263,12 @@ class context {
           context_, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" + source);
       program.build(std::vector<cl::Device>{device_}, options.c_str());
     } catch (const cl::Error& e) {
+      // A build that Ctrl-C cut short is the interrupt, not a broken kernel:
+      // PoCL's compiler (LLVM's signal handler) deletes its temporary files
+      // on SIGINT and the build fails on a missing file. As an error, R's
+      // tryCatch(error = ) would see it before the interrupt. Nothing is
+      // cached, so the next call builds again.
+      check_interrupt();
       std::string log;
       try {
         log = program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(device_);
