@@ -198,9 +198,7 @@ inline const std::string& chol_blocked_syrk_program() {
   return s;
 }
 
-inline kernel_cl<in_out_buffer, in_out_buffer, in_out_buffer, int, int, int, int, int,
-                 int, double, int, int, int>&
-chol_blocked_panel() {
+inline auto& chol_blocked_panel() {
   static kernel_cl<in_out_buffer, in_out_buffer, in_out_buffer, int, int, int, int, int,
                    int, double, int, int, int>
       k("chol_blocked_panel", chol_blocked_panel_program().c_str(),
@@ -208,8 +206,7 @@ chol_blocked_panel() {
   return k;
 }
 
-inline kernel_cl<in_out_buffer, in_buffer, in_buffer, int, int, int, int, int, int, int>&
-chol_blocked_syrk() {
+inline auto& chol_blocked_syrk() {
   static kernel_cl<in_out_buffer, in_buffer, in_buffer, int, int, int, int, int, int, int>
       k("chol_blocked_syrk", chol_blocked_syrk_program().c_str(),
         {{"CHOL_NB", 32}, {"SYRK_TILE", 64}, {"SYRK_WPT", 4}, {"SYRK_KC", 16}});

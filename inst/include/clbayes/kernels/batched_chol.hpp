@@ -102,23 +102,19 @@ inline const std::string& chol_batched_team_program() {
 
 // Kernel objects are function-local statics so that the composed source
 // string above exists before a kernel_cl keeps its address.
-inline kernel_cl<in_out_buffer, out_buffer, int, int, int, int, int, double>&
-chol_batched_serial() {
+inline auto& chol_batched_serial() {
   static kernel_cl<in_out_buffer, out_buffer, int, int, int, int, int, double> k(
       "chol_batched_serial", chol_batched_serial_program().c_str());
   return k;
 }
 
-inline kernel_cl<in_out_buffer, out_buffer, int, int, double, cl::LocalSpaceArg>&
-chol_batched_staged() {
+inline auto& chol_batched_staged() {
   static kernel_cl<in_out_buffer, out_buffer, int, int, double, cl::LocalSpaceArg> k(
       "chol_batched_staged", chol_batched_staged_program().c_str());
   return k;
 }
 
-inline kernel_cl<in_out_buffer, out_buffer, int, int, int, int, double,
-                 cl::LocalSpaceArg, int>&
-chol_batched_team() {
+inline auto& chol_batched_team() {
   static kernel_cl<in_out_buffer, out_buffer, int, int, int, int, double,
                    cl::LocalSpaceArg, int>
       k("chol_batched_team", chol_batched_team_program().c_str(), {{"CHOL_PANEL", 16}});

@@ -141,20 +141,14 @@ inline const std::string& batched_op_team_program() {
   return s;
 }
 
-inline kernel_cl<in_out_buffer, in_buffer, in_out_buffer, out_buffer, out_buffer, int,
-                 int, int, int, int, double, double, int, int, int, int, int, int>&
-batched_op_serial() {
+inline auto& batched_op_serial() {
   static kernel_cl<in_out_buffer, in_buffer, in_out_buffer, out_buffer, out_buffer, int,
                    int, int, int, int, double, double, int, int, int, int, int, int>
       k("batched_op_serial", batched_op_serial_program().c_str());
   return k;
 }
 
-inline kernel_cl<in_out_buffer, in_buffer, in_out_buffer, out_buffer, out_buffer, int,
-                 int, int, int, double, double, int, int, int, int, int, int,
-                 cl::LocalSpaceArg, cl::LocalSpaceArg, cl::LocalSpaceArg,
-                 cl::LocalSpaceArg, int>&
-batched_op_team() {
+inline auto& batched_op_team() {
   static kernel_cl<in_out_buffer, in_buffer, in_out_buffer, out_buffer, out_buffer, int,
                    int, int, int, double, double, int, int, int, int, int, int,
                    cl::LocalSpaceArg, cl::LocalSpaceArg, cl::LocalSpaceArg,

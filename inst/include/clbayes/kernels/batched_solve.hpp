@@ -94,19 +94,14 @@ inline const std::string& solve_batched_team_program() {
   return s;
 }
 
-inline kernel_cl<in_out_buffer, in_out_buffer, out_buffer, out_buffer, int, int,
-                 int, int, int, int, int, int, int>&
-solve_batched_serial() {
+inline auto& solve_batched_serial() {
   static kernel_cl<in_out_buffer, in_out_buffer, out_buffer, out_buffer, int, int,
                    int, int, int, int, int, int, int>
       k("solve_batched_serial", solve_batched_serial_program().c_str());
   return k;
 }
 
-inline kernel_cl<in_out_buffer, in_out_buffer, out_buffer, int, int, int, int, int,
-                 int, int, int, cl::LocalSpaceArg, cl::LocalSpaceArg,
-                 cl::LocalSpaceArg, cl::LocalSpaceArg, int>&
-solve_batched_team() {
+inline auto& solve_batched_team() {
   static kernel_cl<in_out_buffer, in_out_buffer, out_buffer, int, int, int, int, int,
                    int, int, int, cl::LocalSpaceArg, cl::LocalSpaceArg,
                    cl::LocalSpaceArg, cl::LocalSpaceArg, int>

@@ -117,10 +117,7 @@ inline const std::string& gp_loglik_program() {
   return source;
 }
 
-inline kernel_cl<out_buffer, in_buffer, int, int, in_buffer, in_buffer, int,
-                 in_buffer, in_buffer, int, int, int, double, in_out_buffer,
-                 cl::LocalSpaceArg, cl::LocalSpaceArg, int>&
-gp_loglik() {
+inline auto& gp_loglik() {
   static kernel_cl<out_buffer, in_buffer, int, int, in_buffer, in_buffer, int,
                    in_buffer, in_buffer, int, int, int, double, in_out_buffer,
                    cl::LocalSpaceArg, cl::LocalSpaceArg, int>

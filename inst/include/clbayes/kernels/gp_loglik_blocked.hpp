@@ -108,18 +108,14 @@ __kernel void gp_blocked_finish(__global double* out, __global const double* S,
 }
 )";
 
-inline kernel_cl<out_buffer, out_buffer, in_buffer, int, int, in_buffer, in_buffer, int,
-                 in_buffer, in_buffer, int, int, int>&
-gp_blocked_build() {
+inline auto& gp_blocked_build() {
   static kernel_cl<out_buffer, out_buffer, in_buffer, int, int, in_buffer, in_buffer, int,
                    in_buffer, in_buffer, int, int, int>
       k("gp_blocked_build", gp_blocked_source);
   return k;
 }
 
-inline kernel_cl<out_buffer, in_buffer, in_buffer, in_buffer, int, int, int,
-                 cl::LocalSpaceArg>&
-gp_blocked_finish() {
+inline auto& gp_blocked_finish() {
   static kernel_cl<out_buffer, in_buffer, in_buffer, in_buffer, int, int, int,
                    cl::LocalSpaceArg>
       k("gp_blocked_finish", gp_blocked_source);
