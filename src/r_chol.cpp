@@ -104,8 +104,8 @@ SEXP cpp_chol_grad_gpu(SEXP L, SEXP L_adj) {
 
 // Test hook (tests/testthat/test-chol.R): the factor of x on the device
 // with the selected device's linalg_settings, modified by the named values
-// (outer_block, outer_block_large, large_from, host_block, leaf_rows,
-// leaf_threads, step_base, trailing_reserve, gemm_narrow_cols,
+// (outer_block, outer_block_large, large_from, host_block, step_cols,
+// step_threads, step_base, trailing_reserve, gemm_narrow_cols,
 // gemm_small_below_pct), so that the tests reach several panels of the
 // schedule at small n: from host memory
 // (`host`, gpu_chol()'s path for a matrix) or from a device copy (its path
@@ -120,8 +120,8 @@ Rcpp::NumericMatrix cpp_chol_tuned(Rcpp::NumericMatrix x, Rcpp::IntegerVector va
       {"outer_block_large", &s.cholesky.outer_block_large},
       {"large_from", &s.cholesky.large_from},
       {"host_block", &s.cholesky.host_block},
-      {"leaf_rows", &s.cholesky.leaf_rows},
-      {"leaf_threads", &s.cholesky.leaf_threads},
+      {"step_cols", &s.cholesky.step_cols},
+      {"step_threads", &s.cholesky.step_threads},
       {"step_base", &s.cholesky.step_base},
       {"trailing_reserve", &s.cholesky.trailing_reserve},
       {"gemm_narrow_cols", &s.gemm.narrow_cols},

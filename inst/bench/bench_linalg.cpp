@@ -25,7 +25,7 @@
 //          compiler builds them) --narrow-cols C --narrow-tm 64|128
 //          --outer-block NB --outer-block-large NB --large-from N
 //          --host-block NB (block columns of the streamed host path)
-//          --chol-block B --leaf-t T --step-base S --trailing-reserve U --grad-block G
+//          --step-cols B --step-threads T --step-base S --trailing-reserve U --grad-block G
 //          --diag-block D
 //          --pinned-chunk-kb K --pinned-threads T (pinned staging copies)
 //          --huge-pages 0|1 (advise the arrays copied back onto huge pages)
@@ -78,8 +78,8 @@ int main(int argc, char** argv) {
       else if (a == "--host-block") s.cholesky.host_block = std::max(1, next());
       else if (a == "--outer-block-large") s.cholesky.outer_block_large = std::max(0, next());
       else if (a == "--large-from") s.cholesky.large_from = next();
-      else if (a == "--chol-block") s.cholesky.leaf_rows = next();
-      else if (a == "--leaf-t") s.cholesky.leaf_threads = next();
+      else if (a == "--step-cols") s.cholesky.step_cols = next();
+      else if (a == "--step-threads") s.cholesky.step_threads = next();
       else if (a == "--step-base") s.cholesky.step_base = std::max(1, next());
       else if (a == "--trailing-reserve") s.cholesky.trailing_reserve = std::max(0, next());
       else if (a == "--grad-block") s.cholesky.grad_block = std::max(1, next());

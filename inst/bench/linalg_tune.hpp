@@ -97,14 +97,14 @@ inline la::linalg_settings with(la::linalg_settings s, const chol_cfg& c) {
   s.gemm.narrow.wptm = c.narrow_tm / 16;  // 4 rows per work item at 64
   s.cholesky.outer_block = c.outer;
   s.cholesky.outer_block_large = c.outer;
-  s.cholesky.leaf_rows = c.leaf;
-  s.cholesky.leaf_threads = c.lt;
+  s.cholesky.step_cols = c.leaf;
+  s.cholesky.step_threads = c.lt;
   s.cholesky.trailing_reserve = c.reserve;
   return s;
 }
 
 inline chol_cfg chol_of(const la::linalg_settings& s) {
-  return {s.cholesky.outer_block, s.cholesky.leaf_rows, s.cholesky.leaf_threads,
+  return {s.cholesky.outer_block, s.cholesky.step_cols, s.cholesky.step_threads,
           s.gemm.small_below_pct, s.cholesky.trailing_reserve, s.gemm.narrow_cols,
           s.gemm.narrow.tm};
 }
@@ -116,13 +116,13 @@ inline std::string flags_of(const la::linalg_settings& s) {
   std::snprintf(buf, sizeof buf,
                 "--large-tiles %d,%d,%d,%d,%d --small-below %d --narrow-cols %d "
                 "--narrow-tm %d --mma %d --outer-block %d --outer-block-large %d --large-from %d "
-                "--chol-block %d --leaf-t %d --step-base %d --trailing-reserve %d --grad-block %d "
+                "--step-cols %d --step-threads %d --step-base %d --trailing-reserve %d --grad-block %d "
                 "--diag-block %d --host-block %d",
                 t.tm, t.tn, t.tk, t.wptm, t.wptn,
                 s.gemm.small_below_pct, s.gemm.narrow_cols, s.gemm.narrow.tm,
                 s.gemm.tensor_cores ? 1 : 0, s.cholesky.outer_block,
-                s.cholesky.outer_block_large, s.cholesky.large_from, s.cholesky.leaf_rows,
-                s.cholesky.leaf_threads, s.cholesky.step_base, s.cholesky.trailing_reserve,
+                s.cholesky.outer_block_large, s.cholesky.large_from, s.cholesky.step_cols,
+                s.cholesky.step_threads, s.cholesky.step_base, s.cholesky.trailing_reserve,
                 s.cholesky.grad_block, s.diag_block, s.cholesky.host_block);
   return buf;
 }

@@ -73,11 +73,11 @@ struct schedule_shape {
 inline schedule_shape shape_for(const cholesky_settings& cs, int n, int outer_block = 0) {
   const opencl::device_info& info = opencl::context::instance().info();
   schedule_shape sh;
-  sh.ib = std::min(cs.leaf_rows, static_cast<int>(info.max_work_group_size) / cs.leaf_threads);
+  sh.ib = std::min(cs.step_cols, static_cast<int>(info.max_work_group_size) / cs.step_threads);
   sh.base = std::max(sh.ib, cs.step_base / sh.ib * sh.ib);
   auto& step = opencl::kernels::cholesky_step;
   step.set_option("CHOLESKY_BLOCK", sh.ib);
-  step.set_option("LEAF_T", cs.leaf_threads);
+  step.set_option("LEAF_T", cs.step_threads);
   step.set_option("STEP_BASE", sh.base);
   step.set_option("NV_PTX", info.nv_compute_capability > 0 ? 1 : 0);
   const int outer = outer_block > 0 ? outer_block

@@ -48,7 +48,7 @@ struct gemm_settings {
 
 /** The Cholesky's device schedule (linalg/cholesky_panel.hpp). */
 struct cholesky_settings {
-  /** Columns per panel (rounded to a multiple of leaf_rows): few steps,
+  /** Columns per panel (rounded to a multiple of step_cols): few steps,
    *  each ending in one large lower-triangle update of the trailing
    *  matrix (H200 sweep at n = 8192, logs/history.md, H200 runs of
    *  2026-11-24) ... */
@@ -63,11 +63,11 @@ struct cholesky_settings {
    *  2026-11-25-h200-host-chol: 1024 against 512 and 2048). */
   int host_block = 1024;
   /** The step kernel (kernels/cholesky_step.hpp): columns of a step, the
-   *  leaf (CHOLESKY_BLOCK, at most the work-group limit / leaf_threads),
+   *  leaf (CHOLESKY_BLOCK, at most the work-group limit / step_threads),
    *  and work items per row (LEAF_T) ... */
-  int leaf_rows = 32;
-  int leaf_threads = 32;
-  /** ... and the columns of a base (a multiple of leaf_rows), which is
+  int step_cols = 32;
+  int step_threads = 32;
+  /** ... and the columns of a base (a multiple of step_cols), which is
    *  factored left-looking by one step launch per leaf: the longer the
    *  base, the longer each step's update, and the fewer launches. */
   int step_base = 128;
