@@ -88,19 +88,18 @@ inline bool mma_builds(const gemm_tiles& large) {
   static bool builds = false;
   opencl::context& ctx = opencl::context::instance();
   if (generation == ctx.generation()) return builds;
-  generation = ctx.generation();
-  builds = false;
-  try {
+  bool ok = true;
+  try {  // (an interrupt passes through: the next call probes again)
     std::map<std::string, int> options = opencl::kernels::gemm_options(0, 0);
     for (const auto& kv : tile_options(large)) options[kv.first] = kv.second;
     options["MMA"] = 1;
     ctx.kernel("gemm", opencl::kernels::gemm_source,
                opencl::internal::build_options(options));
-    builds = true;
   } catch (const std::exception&) {
-    builds = false;  // no such shape in this compiler: the FMA kernel
+    ok = false;  // no such shape in this compiler: the FMA kernel
   }
-  return builds;
+  generation = ctx.generation();
+  return builds = ok;
 }
 
 // The tiles of one product, which of the settings' shapes they are and
