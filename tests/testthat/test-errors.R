@@ -214,6 +214,28 @@ test_that("Ctrl-C during gpu_chol's streamed transfers is an interrupt; the next
   expect_match(p$read_all_output(), "result: interrupt after: TRUE", fixed = TRUE)
 })
 
+test_that("Ctrl-C during a kernel build is an interrupt, not a build error", {
+  skip_unless_ctrl_c()
+  skip_if_no_device()
+  ready <- tempfile()
+  # A program that takes seconds to build (40000 small functions) and then
+  # fails (an undeclared name): Ctrl-C arrives while it builds. On PoCL the
+  # compiler's signal handler also deletes its temporary files, so that a
+  # build cut short fails whatever its source.
+  code <- sprintf(paste0(
+    "library(clbayes); ",
+    "src <- paste0(paste(sprintf('double f%%d(double x) { return x * %%d.0; }', 1:40000, 1:40000), ",
+    "collapse = '\\n'), '\\n__kernel void k(__global double* a) { a[0] = undeclared_thing; }'); ",
+    "writeLines('ready', '%s'); ",
+    "res <- tryCatch({ clbayes:::gpu_compile_kernel(src, 'k'); 'built' }, ",
+    "interrupt = function(e) 'interrupt', ",
+    "error = function(e) paste('error:', conditionMessage(e))); ",
+    "cat('result:', res, '\\n')"), ready)
+  child <- interrupted_child(code, ready)
+  expect_false(child$alive)
+  expect_match(child$process$read_all_output(), "result: interrupt", fixed = TRUE)
+})
+
 test_that("model_log_density refuses NA points instead of returning -Inf", {
   set.seed(1)
   x <- matrix(rnorm(20), 10)
