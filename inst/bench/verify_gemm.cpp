@@ -163,6 +163,7 @@ int main() {
     std::printf("device: %s, FP64 tensor cores: %s\n\n", ctx.info().name.c_str(),
                 mma ? "yes" : "no");
     for (int tc : {1, 0}) {
+      if (tc && !on.gemm.tensor_cores) continue;  // the "mma on" cases would be the FMA path again
       la::linalg_settings s = on;
       s.gemm.tensor_cores = tc != 0;
       const char* setting = tc ? "mma on" : "mma off";
