@@ -31,15 +31,17 @@
 //     2026-11-24);
 //   - MMA = 1: the products on the FP64 tensor cores (mma.sync.m16n8k8 by
 //     inline PTX, compute capability 9.0), the two local buffers ordered
-//     by mbarriers instead of barrier() (see mbar_init).
+//     by mbarriers instead of barrier() (see mbar_init), the tiles laid
+//     out so that fragment pairs are 16-byte loads (A_AT, B_AT).
 // Tuning knobs are build options: TM x TN is the tile of C of one work
 // group, TK the depth of a local-memory step, WPTM x WPTN the register
 // block of one work item (even); the work group is (TM / WPTM) x
 // (TN / WPTN). TRANS_A / TRANS_B pick op() at build time so each variant
 // loads its tiles with coalesced reads. PERSISTENT = 1 loops each group
-// over tiles (launches with fewer groups than tiles). The local tiles,
-// 2 x TK x (TM + TN + 4) doubles, must fit the device's local memory (48 KB
-// on NVIDIA: TM = TN = 128 needs TK <= 8); linalg::gemm picks tiles that do.
+// over tiles (launches with fewer groups than tiles). The local tiles
+// (2 x (TK SA + TK SB) doubles, or 2 x (TK SA + TN SB) with MMA) must fit
+// the device's local memory (48 KB on NVIDIA: TM = TN = 128 needs TK <= 8);
+// linalg::gemm picks tiles that do (gemm_local_bytes).
 
 #include "../opencl/kernel_cl.hpp"
 
@@ -54,22 +56,64 @@ namespace opencl {
 namespace kernels {
 
 inline const char* gemm_source = R"(
-#if MMA
-#define PAD2 2  // rows of TM + 4 doubles: a warp's fragment reads hit distinct banks
-#else
-#define PAD2 1
-#endif
 #define RTSM (TM / WPTM)
 #define RTSN (TN / WPTN)
 #define NT (RTSM * RTSN)
 #define LA ((TM * TK + NT - 1) / NT)
 #define LB ((TN * TK + NT - 1) / NT)
+// Local tiles: op(A) and op(B) as TK rows of SA and SB doubles (one
+// double2 of padding). On the tensor cores A's rows i and i + 8 of each 16
+// sit side by side, so that an A fragment pair is one 16-byte load, and an
+// op(B) whose global layout runs along the depth (TRANS_B = 0) is stored
+// transposed, TN rows of SB doubles (padded where TK is a multiple of 16,
+// so that the two rows a quarter-warp reads fall in different banks), so
+// that a B fragment pair is one load too.
+#define SA (TM + 2)
+#if MMA
+#define A_AT(kk, ii) ((kk) * SA + ((ii) & ~15) + (((ii) & 7) << 1) + (((ii) >> 3) & 1))
+#else
+#define A_AT(kk, ii) ((kk) * SA + (ii))
+#endif
+#if MMA && !TRANS_B
+#define B_PAIRS 1
+#define SB (TK % 16 ? TK : TK + 8)
+#define B_AT(kk, jj) ((jj) * SB + (kk))
+#else
+#define B_PAIRS 0
+#define SB (TN + 2)
+#define B_AT(kk, jj) ((kk) * SB + (jj))
+#endif
 
 #define A_LOWER 1
 #define A_UPPER 2
 #define B_LOWER 4
 #define B_UPPER 8
 #define C_LOWER_ONLY 16
+
+// Element e of a work group's share of the TM x TK tile of op(A): its row
+// ii and depth kk, in the order that reads global memory coalesced. On the
+// tensor cores a transposed A is read in chunks of 32 elements covering 8
+// depths of rows b, b + 1, b + 8, b + 9, so that the chunk's stores to
+// A_AT hit distinct banks.
+void a_coords(int e, int* ii, int* kk) {
+#if TRANS_A && MMA
+  const int c = (e / 32) % (TM / 4), q = (e % 32) / 8;
+  *ii = 16 * (c / 4) + 2 * (c % 4) + q / 2 + 8 * (q % 2);
+  *kk = (e / 32) / (TM / 4) * 8 + e % 8;
+#elif TRANS_A
+  *kk = e % TK; *ii = e / TK;
+#else
+  *ii = e % TM; *kk = e / TM;
+#endif
+}
+
+void b_coords(int e, int* jj, int* kk) {
+#if TRANS_B
+  *jj = e % TN; *kk = e / TN;
+#else
+  *kk = e % TK; *jj = e / TK;
+#endif
+}
 
 // Global -> registers: element l of this work item's share of the TM x TK
 // tile of op(A) that starts at depth t (zero outside the views).
@@ -78,11 +122,8 @@ void load_a(double* st, __global const double* A, long a_base, int lda,
 #pragma unroll
   for (int l = 0; l < LA; ++l) {
     const int e = tid + l * NT;
-#if TRANS_A
-    const int kk = e % TK, ii = e / TK;
-#else
-    const int ii = e % TM, kk = e / TM;
-#endif
+    int ii, kk;
+    a_coords(e, &ii, &kk);
     const int gi = i0 + ii, gk = t + kk;
     double v = 0.0;
     if (e < TM * TK && gi < m && gk < k_hi && !((views & A_LOWER) && gk > gi) &&
@@ -102,11 +143,8 @@ void load_b(double* st, __global const double* B, long b_base, int ldb,
 #pragma unroll
   for (int l = 0; l < LB; ++l) {
     const int e = tid + l * NT;
-#if TRANS_B
-    const int jj = e % TN, kk = e / TN;
-#else
-    const int kk = e % TK, jj = e / TK;
-#endif
+    int jj, kk;
+    b_coords(e, &jj, &kk);
     const int gj = j0 + jj, gk = t + kk;
     double v = 0.0;
     if (e < TN * TK && gj < n && gk < k_hi && !((views & B_LOWER) && gk < gj) &&
@@ -129,11 +167,11 @@ void load_a_full(double* st, __global const double* A, long a_base, int lda, int
 #pragma unroll
   for (int l = 0; l < LA; ++l) {
     const int e = tid + l * NT;
+    int ii, kk;
+    a_coords(e, &ii, &kk);
 #if TRANS_A
-    const int kk = e % TK, ii = e / TK;
     if (e < TM * TK) st[l] = A[a_base + (long)(i0 + ii) * lda + t + kk];
 #else
-    const int ii = e % TM, kk = e / TM;
     if (e < TM * TK) st[l] = A[a_base + (long)(t + kk) * lda + i0 + ii];
 #endif
   }
@@ -144,40 +182,34 @@ void load_b_full(double* st, __global const double* B, long b_base, int ldb, int
 #pragma unroll
   for (int l = 0; l < LB; ++l) {
     const int e = tid + l * NT;
+    int jj, kk;
+    b_coords(e, &jj, &kk);
 #if TRANS_B
-    const int jj = e % TN, kk = e / TN;
     if (e < TN * TK) st[l] = B[b_base + (long)(t + kk) * ldb + j0 + jj];
 #else
-    const int kk = e % TK, jj = e / TK;
     if (e < TN * TK) st[l] = B[b_base + (long)(j0 + jj) * ldb + t + kk];
 #endif
   }
 }
 
-// Registers -> local tile: the layouts of load_a / load_b.
-void store_a(__local double2 (*tile)[TM / 2 + PAD2], const double* st, int tid) {
+// Registers -> local tile (A_AT, B_AT).
+void store_a(__local double* tile, const double* st, int tid) {
 #pragma unroll
   for (int l = 0; l < LA; ++l) {
     const int e = tid + l * NT;
-#if TRANS_A
-    const int kk = e % TK, ii = e / TK;
-#else
-    const int ii = e % TM, kk = e / TM;
-#endif
-    if (e < TM * TK) ((__local double*)tile[kk])[ii] = st[l];
+    int ii, kk;
+    a_coords(e, &ii, &kk);
+    if (e < TM * TK) tile[A_AT(kk, ii)] = st[l];
   }
 }
 
-void store_b(__local double2 (*tile)[TN / 2 + PAD2], const double* st, int tid) {
+void store_b(__local double* tile, const double* st, int tid) {
 #pragma unroll
   for (int l = 0; l < LB; ++l) {
     const int e = tid + l * NT;
-#if TRANS_B
-    const int jj = e % TN, kk = e / TN;
-#else
-    const int kk = e % TK, jj = e / TK;
-#endif
-    if (e < TN * TK) ((__local double*)tile[kk])[jj] = st[l];
+    int jj, kk;
+    b_coords(e, &jj, &kk);
+    if (e < TN * TK) tile[B_AT(kk, jj)] = st[l];
   }
 }
 
@@ -240,8 +272,12 @@ void gemm(__global double* C, __global const double* A,
                       long b_off, int ldb, long b_stride,
                       long c_off, int ldc, long c_stride,
                       double alpha, double beta, int views, int splits) {
-  __local double2 a_tile[2][TK][TM / 2 + PAD2];
-  __local double2 b_tile[2][TK][TN / 2 + PAD2];
+  __local double2 a_tile[2][TK][SA / 2];
+#if B_PAIRS
+  __local double2 b_tile[2][TN][SB / 2];
+#else
+  __local double2 b_tile[2][TK][SB / 2];
+#endif
   const int tid = get_local_id(1) * RTSM + get_local_id(0);
   const int tx = get_local_id(0);
   const int ty = get_local_id(1);
@@ -339,8 +375,8 @@ void gemm(__global double* C, __global const double* A,
 #if MMA
     if (step >= 2) mbar_wait(&empty[buf], ((step - 2) >> 1) & 1);  // read at step - 2
 #endif
-    store_a(a_tile[buf], a_st, tid);
-    store_b(b_tile[buf], b_st, tid);
+    store_a((__local double*)a_tile[buf], a_st, tid);
+    store_b((__local double*)b_tile[buf], b_st, tid);
 #if MMA
     mbar_arrive(&full[buf]);
 #endif
@@ -361,19 +397,28 @@ void gemm(__global double* C, __global const double* A,
     mbar_wait(&full[buf], (step >> 1) & 1);
 #pragma unroll
     for (int k8 = 0; k8 < TK; k8 += 8) {
-      double af[MT][4];
-      double bf[NTL][2];
+      // The fragments' depth lt + 4 h is the tiles' depth 2 lt + h (the
+      // same for A and B, so the sum is unchanged): A(rows lg, lg + 8) at
+      // depth 2 lt + h is one 16-byte load, and so is B(col lg) at depths
+      // 2 lt, 2 lt + 1 with B_PAIRS.
+      double2 af[MT][2];
+      double2 bf[NTL];
+      __local const double* at = (__local const double*)a_tile[buf] + (k8 + 2 * lt) * SA;
+      __local const double* bt = (__local const double*)b_tile[buf];
 #pragma unroll
       for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
-        for (int i = 0; i < 4; ++i)  // A(row lg + 8 (i % 2), col lt + 4 (i / 2))
-          af[mt][i] = ((__local double*)a_tile[buf][k8 + lt + 4 * (i / 2)])
-              [wm0 + mt * 16 + lg + 8 * (i % 2)];
+        for (int h = 0; h < 2; ++h)
+          af[mt][h] = *(__local const double2*)(at + h * SA + wm0 + mt * 16 + 2 * lg);
 #pragma unroll
-      for (int nt = 0; nt < NTL; ++nt)
-#pragma unroll
-        for (int i = 0; i < 2; ++i)  // B(row lt + 4 i, col lg)
-          bf[nt][i] = ((__local double*)b_tile[buf][k8 + lt + 4 * i])[wn0 + nt * 8 + lg];
+      for (int nt = 0; nt < NTL; ++nt) {
+        const int jj = wn0 + nt * 8 + lg;
+#if B_PAIRS
+        bf[nt] = *(__local const double2*)(bt + B_AT(k8 + 2 * lt, jj));
+#else
+        bf[nt] = (double2)(bt[B_AT(k8 + 2 * lt, jj)], bt[B_AT(k8 + 2 * lt + 1, jj)]);
+#endif
+      }
 #pragma unroll
       for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
@@ -382,8 +427,8 @@ void gemm(__global double* C, __global const double* A,
               "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
               : "+d"(acc[mt][nt][0]), "+d"(acc[mt][nt][1]), "+d"(acc[mt][nt][2]),
                 "+d"(acc[mt][nt][3])
-              : "d"(af[mt][0]), "d"(af[mt][1]), "d"(af[mt][2]), "d"(af[mt][3]),
-                "d"(bf[nt][0]), "d"(bf[nt][1]));
+              : "d"(af[mt][0].x), "d"(af[mt][0].y), "d"(af[mt][1].x), "d"(af[mt][1].y),
+                "d"(bf[nt].x), "d"(bf[nt].y));
     }
     mbar_arrive(&empty[buf]);
 #else
@@ -411,16 +456,16 @@ void gemm(__global double* C, __global const double* A,
     // The other buffer was last read at step - 1.
     if (more) {
       if (step >= 1) mbar_wait(&empty[buf ^ 1], ((step - 1) >> 1) & 1);
-      store_a(a_tile[buf ^ 1], a_st, tid);
-      store_b(b_tile[buf ^ 1], b_st, tid);
+      store_a((__local double*)a_tile[buf ^ 1], a_st, tid);
+      store_b((__local double*)b_tile[buf ^ 1], b_st, tid);
       mbar_arrive(&full[buf ^ 1]);
     }
     ++step;
 #else
     // The other buffer was last read before the previous barrier.
     if (more) {
-      store_a(a_tile[buf ^ 1], a_st, tid);
-      store_b(b_tile[buf ^ 1], b_st, tid);
+      store_a((__local double*)a_tile[buf ^ 1], a_st, tid);
+      store_b((__local double*)b_tile[buf ^ 1], b_st, tid);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 #endif

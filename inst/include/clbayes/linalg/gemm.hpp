@@ -72,11 +72,11 @@ inline std::map<std::string, int> tile_options(const gemm_tiles& t) {
   return {{"TM", t.tm}, {"TN", t.tn}, {"TK", t.tk}, {"WPTM", t.wptm}, {"WPTN", t.wptn}};
 }
 
-// Local memory of the kernel's two buffers of op(A) and op(B) tiles (rows
-// padded by one double2, two with the tensor cores).
+// Local memory of the kernel's two buffers of op(A) and op(B) tiles (SA,
+// SB in kernels/gemm.hpp; the larger of B's two layouts where mma).
 inline std::uint64_t gemm_local_bytes(const gemm_tiles& t, bool mma) {
-  const int pad = mma ? 2 : 1;
-  return 2ULL * t.tk * (t.tm / 2 + pad + t.tn / 2 + pad) * 16;
+  const int b_doubles = std::max(t.tk * (t.tn + 2), mma ? t.tn * (t.tk % 16 ? t.tk : t.tk + 8) : 0);
+  return 2ULL * (t.tk * (t.tm + 2) + b_doubles) * 8;
 }
 
 // Whether the selected device's OpenCL compiler builds the kernel on the
