@@ -5,8 +5,9 @@
 # profile. Optional A/B: B=<tree> (a copy of inst/ of another revision,
 # e.g. `git archive REV inst | tar -x -C .ab/REV`) is built and timed in
 # the same call, interleaved with this tree. SIZES (default "8192 16384")
-# gives other orders, e.g. for a trial run on PoCL.
-#   OUT=dir [B=.ab/REV] [DEPS=.bench-deps] [SIZES=...] bash inst/bench/run_gpu_linalg.sh
+# gives other orders, e.g. for a trial run on PoCL; RESERVES (default
+# "8 24 32") the trailing_reserve sweep, "" for none.
+#   OUT=dir [B=.ab/REV] [DEPS=.bench-deps] [SIZES=...] [RESERVES=...] bash inst/bench/run_gpu_linalg.sh
 # Needs Eigen and CL/opencl.hpp under DEPS (see inst/bench/README.md).
 set -u
 out=${OUT:-.}; deps=$(cd "${DEPS:-.bench-deps}" && pwd); b=${B:-}; n=${SIZES:-8192 16384}
@@ -28,7 +29,7 @@ A="--reps 5 --cpu-max 0 --device-only $n"
 T verify inst/bench/verify_gemm
 T this inst/bench/bench_linalg $A
 [ -n "$b" ] && T B "$b/inst/bench/bench_linalg" $A
-for r in 8 24 32; do T "this, trailing_reserve $r" inst/bench/bench_linalg $A --trailing-reserve $r; done
+for r in ${RESERVES-8 24 32}; do T "this, trailing_reserve $r" inst/bench/bench_linalg $A --trailing-reserve $r; done
 T this inst/bench/bench_linalg $A
 [ -n "$b" ] && T B "$b/inst/bench/bench_linalg" $A
 T "this, profile" inst/bench/bench_linalg --reps 3 --cpu-max 0 --device-only --profile ${n%% *}

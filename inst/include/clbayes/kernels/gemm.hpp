@@ -61,6 +61,7 @@ inline const char* gemm_source = R"(
 #define NT (RTSM * RTSN)
 #define LA ((TM * TK + NT - 1) / NT)
 #define LB ((TN * TK + NT - 1) / NT)
+#define LMAX (LA > LB ? LA : LB)
 // Local tiles: op(A) and op(B) as TK rows of SA and SB doubles (one
 // double2 of padding). On the tensor cores A's rows i and i + 8 of each 16
 // sit side by side, so that an A fragment pair is one 16-byte load, and an
@@ -90,128 +91,83 @@ inline const char* gemm_source = R"(
 #define B_UPPER 8
 #define C_LOWER_ONLY 16
 
-// Element e of a work group's share of the TM x TK tile of op(A): its row
-// ii and depth kk, in the order that reads global memory coalesced. On the
-// tensor cores a transposed A is read in chunks of 32 elements covering 8
-// depths of rows b, b + 1, b + 8, b + 9, so that the chunk's stores to
-// A_AT hit distinct banks.
-void a_coords(int e, int* ii, int* kk) {
-#if TRANS_A && MMA
-  const int c = (e / 32) % (TM / 4), q = (e % 32) / 8;
-  *ii = 16 * (c / 4) + 2 * (c % 4) + q / 2 + 8 * (q % 2);
-  *kk = (e / 32) / (TM / 4) * 8 + e % 8;
-#elif TRANS_A
-  *kk = e % TK; *ii = e / TK;
-#else
-  *ii = e % TM; *kk = e / TM;
-#endif
-}
-
-void b_coords(int e, int* jj, int* kk) {
+// Element e of a work group's share of the tile of op(A) (is_b = 0: TM x
+// TK, ii a row) or of op(B) (is_b = 1: TK x TN, ii a column): its ii and
+// depth kk, in the order that reads global memory coalesced. On the tensor
+// cores a transposed A is read in chunks of 32 elements covering 8 depths
+// of rows b, b + 1, b + 8, b + 9, so that the chunk's stores to A_AT hit
+// distinct banks.
+void coords(int is_b, int e, int* ii, int* kk) {
+  if (is_b) {
 #if TRANS_B
-  *jj = e % TN; *kk = e / TN;
+    *ii = e % TN; *kk = e / TN;
 #else
-  *kk = e % TK; *jj = e / TK;
+    *kk = e % TK; *ii = e / TK;
 #endif
+  } else {
+#if TRANS_A && MMA
+    const int c = (e / 32) % (TM / 4), q = (e % 32) / 8;
+    *ii = 16 * (c / 4) + 2 * (c % 4) + q / 2 + 8 * (q % 2);
+    *kk = (e / 32) / (TM / 4) * 8 + e % 8;
+#elif TRANS_A
+    *kk = e % TK; *ii = e / TK;
+#else
+    *ii = e % TM; *kk = e / TM;
+#endif
+  }
 }
 
-// Global -> registers: element l of this work item's share of the TM x TK
-// tile of op(A) that starts at depth t (zero outside the views).
-void load_a(double* st, __global const double* A, long a_base, int lda,
-                   int m, int i0, int t, int k_hi, int views, int tid) {
+// Global -> registers: element l of this work item's share of the tile
+// (coords) of op(X), X = A or B, that starts at index i0 and depth t,
+// zero outside op(X) (extent indices, depths below k_hi) and its views.
+// With `full` (a tile inside all of these: the bulk of a large product)
+// without the tests, so that the addresses are a fixed offset per element
+// plus the depth.
+void load_tile(int is_b, int full, double* st, __global const double* X, long base, int ld,
+               int extent, int i0, int t, int k_hi, int views, int tid) {
+  const int along_k = is_b ? !TRANS_B : TRANS_A;  // X's columns run along the depth
+  const int zero_above = views & (is_b ? B_UPPER : A_LOWER);  // where depth > index
+  const int zero_below = views & (is_b ? B_LOWER : A_UPPER);  // where depth < index
 #pragma unroll
-  for (int l = 0; l < LA; ++l) {
+  for (int l = 0; l < LMAX; ++l) {  // (a constant count: unrolled before inlining)
     const int e = tid + l * NT;
     int ii, kk;
-    a_coords(e, &ii, &kk);
+    coords(is_b, e, &ii, &kk);
     const int gi = i0 + ii, gk = t + kk;
     double v = 0.0;
-    if (e < TM * TK && gi < m && gk < k_hi && !((views & A_LOWER) && gk > gi) &&
-        !((views & A_UPPER) && gk < gi)) {
-#if TRANS_A
-      v = A[a_base + (long)gi * lda + gk];
-#else
-      v = A[a_base + (long)gk * lda + gi];
-#endif
-    }
-    st[l] = v;
-  }
-}
-
-void load_b(double* st, __global const double* B, long b_base, int ldb,
-                   int n, int j0, int t, int k_hi, int views, int tid) {
-#pragma unroll
-  for (int l = 0; l < LB; ++l) {
-    const int e = tid + l * NT;
-    int jj, kk;
-    b_coords(e, &jj, &kk);
-    const int gj = j0 + jj, gk = t + kk;
-    double v = 0.0;
-    if (e < TN * TK && gj < n && gk < k_hi && !((views & B_LOWER) && gk < gj) &&
-        !((views & B_UPPER) && gk > gj)) {
-#if TRANS_B
-      v = B[b_base + (long)gk * ldb + gj];
-#else
-      v = B[b_base + (long)gj * ldb + gk];
-#endif
-    }
-    st[l] = v;
-  }
-}
-
-// load_a / load_b for a whole tile inside op(A) / op(B) and the views
-// (interior tiles, the bulk of a large product): no bounds or view tests,
-// so that the addresses are a fixed offset per element plus the depth.
-void load_a_full(double* st, __global const double* A, long a_base, int lda, int i0,
-                 int t, int tid) {
-#pragma unroll
-  for (int l = 0; l < LA; ++l) {
-    const int e = tid + l * NT;
-    int ii, kk;
-    a_coords(e, &ii, &kk);
-#if TRANS_A
-    if (e < TM * TK) st[l] = A[a_base + (long)(i0 + ii) * lda + t + kk];
-#else
-    if (e < TM * TK) st[l] = A[a_base + (long)(t + kk) * lda + i0 + ii];
-#endif
-  }
-}
-
-void load_b_full(double* st, __global const double* B, long b_base, int ldb, int j0,
-                 int t, int tid) {
-#pragma unroll
-  for (int l = 0; l < LB; ++l) {
-    const int e = tid + l * NT;
-    int jj, kk;
-    b_coords(e, &jj, &kk);
-#if TRANS_B
-    if (e < TN * TK) st[l] = B[b_base + (long)(t + kk) * ldb + j0 + jj];
-#else
-    if (e < TN * TK) st[l] = B[b_base + (long)(j0 + jj) * ldb + t + kk];
-#endif
+    if (e < (is_b ? TN : TM) * TK &&
+        (full || (gi < extent && gk < k_hi && !(zero_above && gk > gi) &&
+                  !(zero_below && gk < gi))))
+      v = X[base + (along_k ? (long)gi * ld + gk : (long)gk * ld + gi)];
+    if (l < (is_b ? LB : LA)) st[l] = v;
   }
 }
 
 // Registers -> local tile (A_AT, B_AT).
-void store_a(__local double* tile, const double* st, int tid) {
+void store_tile(int is_b, __local double* tile, const double* st, int tid) {
 #pragma unroll
-  for (int l = 0; l < LA; ++l) {
+  for (int l = 0; l < LMAX; ++l) {
     const int e = tid + l * NT;
     int ii, kk;
-    a_coords(e, &ii, &kk);
-    if (e < TM * TK) tile[A_AT(kk, ii)] = st[l];
+    coords(is_b, e, &ii, &kk);
+    if (l < (is_b ? LB : LA) && e < (is_b ? TN : TM) * TK)
+      tile[is_b ? B_AT(kk, ii) : A_AT(kk, ii)] = st[l];
   }
 }
 
-void store_b(__local double* tile, const double* st, int tid) {
-#pragma unroll
-  for (int l = 0; l < LB; ++l) {
-    const int e = tid + l * NT;
-    int jj, kk;
-    b_coords(e, &jj, &kk);
-    if (e < TN * TK) tile[B_AT(kk, jj)] = st[l];
+// In the kernel: both tiles of depth T into registers, and from there into
+// local buffer BUF.
+#define LOAD_TILES(T)                                                       \
+  if (interior && (T) + TK <= k_hi) {                                       \
+    load_tile(0, 1, a_st, A, a_base, lda, m, i0, (T), k_hi, views, tid);    \
+    load_tile(1, 1, b_st, B, b_base, ldb, n, j0, (T), k_hi, views, tid);    \
+  } else {                                                                  \
+    load_tile(0, 0, a_st, A, a_base, lda, m, i0, (T), k_hi, views, tid);    \
+    load_tile(1, 0, b_st, B, b_base, ldb, n, j0, (T), k_hi, views, tid);    \
   }
-}
+#define STORE_TILES(BUF)                                    \
+  store_tile(0, (__local double*)a_tile[BUF], a_st, tid);   \
+  store_tile(1, (__local double*)b_tile[BUF], b_st, tid);
 
 #if MMA
 // The tensor-core path orders its two local buffers by mbarriers (PTX;
@@ -365,18 +321,11 @@ void gemm(__global double* C, __global const double* A,
   int buf = 0;
 #endif
   if (k_lo < k_hi) {
-    if (interior && k_lo + TK <= k_hi) {
-      load_a_full(a_st, A, a_base, lda, i0, k_lo, tid);
-      load_b_full(b_st, B, b_base, ldb, j0, k_lo, tid);
-    } else {
-      load_a(a_st, A, a_base, lda, m, i0, k_lo, k_hi, views, tid);
-      load_b(b_st, B, b_base, ldb, n, j0, k_lo, k_hi, views, tid);
-    }
+    LOAD_TILES(k_lo)
 #if MMA
     if (step >= 2) mbar_wait(&empty[buf], ((step - 2) >> 1) & 1);  // read at step - 2
 #endif
-    store_a((__local double*)a_tile[buf], a_st, tid);
-    store_b((__local double*)b_tile[buf], b_st, tid);
+    STORE_TILES(buf)
 #if MMA
     mbar_arrive(&full[buf]);
 #endif
@@ -386,13 +335,7 @@ void gemm(__global double* C, __global const double* A,
 #endif
   for (int t = k_lo; t < k_hi; t += TK) {
     const int more = t + TK < k_hi;  // uniform over the work group
-    if (more && interior && t + 2 * TK <= k_hi) {  // in flight while the FMAs run
-      load_a_full(a_st, A, a_base, lda, i0, t + TK, tid);
-      load_b_full(b_st, B, b_base, ldb, j0, t + TK, tid);
-    } else if (more) {
-      load_a(a_st, A, a_base, lda, m, i0, t + TK, k_hi, views, tid);
-      load_b(b_st, B, b_base, ldb, n, j0, t + TK, k_hi, views, tid);
-    }
+    if (more) { LOAD_TILES(t + TK) }  // in flight while the products run
 #if MMA
     mbar_wait(&full[buf], (step >> 1) & 1);
 #pragma unroll
@@ -456,17 +399,13 @@ void gemm(__global double* C, __global const double* A,
     // The other buffer was last read at step - 1.
     if (more) {
       if (step >= 1) mbar_wait(&empty[buf ^ 1], ((step - 1) >> 1) & 1);
-      store_a((__local double*)a_tile[buf ^ 1], a_st, tid);
-      store_b((__local double*)b_tile[buf ^ 1], b_st, tid);
+      STORE_TILES(buf ^ 1)
       mbar_arrive(&full[buf ^ 1]);
     }
     ++step;
 #else
     // The other buffer was last read before the previous barrier.
-    if (more) {
-      store_a((__local double*)a_tile[buf ^ 1], a_st, tid);
-      store_b((__local double*)b_tile[buf ^ 1], b_st, tid);
-    }
+    if (more) { STORE_TILES(buf ^ 1) }
     barrier(CLK_LOCAL_MEM_FENCE);
 #endif
     buf ^= 1;
