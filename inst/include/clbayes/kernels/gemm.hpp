@@ -2,46 +2,35 @@
 #define CLBAYES_KERNELS_GEMM_HPP
 
 // The GEMM kernel (stan-opencl.txt, section 3.1), one kernel for every
-// product of the package:
-//   - C = alpha op(A) op(B) + beta C on sub-blocks (offsets and leading
-//     dimensions), so the blocked Cholesky works in place;
-//   - triangular operands: the dot products start and stop where the views
-//     say the operands are zero, and elements outside a view are read as
-//     zero even if the buffer holds something else there;
-//   - a lower-triangle-only result (C = A A^T computes one triangle,
-//     section 3.1.2);
-//   - batches of equal-shaped products at fixed strides (the batched
-//     triangular inverse, tri-inverse-kernels.txt);
-//   - split-k for long inner dimensions (section 3.1.1): the k range is cut
-//     into `splits` parts, each written to its own copy of C, and
-//     gemm_split_sum adds the copies.
-// Built to keep the FP64 units of a large GPU busy:
-//   - double-buffered local tiles: the next k-tile is read from global
-//     memory into registers while the current one is multiplied, then
-//     stored into the other local buffer, so there is one barrier per
-//     k-step and the global load latency hides behind TK * WPTM * WPTN FMAs;
-//   - double2 local reads: a work item owns pairs of neighbouring rows and
-//     columns of C (rows 2 tx + {0, 1} + 2 RTSM q), so one 16-byte local
-//     load feeds two rows; half the local load instructions per FMA;
-//   - rows of the local tiles padded by one double2, which keeps 16-byte
-//     alignment and spreads the transposed-layout stores over the banks;
-//   - FAST_INTERIOR = 1: tiles that lie inside op(A), op(B) and their
-//     views load without per-element bounds and view tests (H200, n =
-//     4096: this FMA path at 20.0 TFLOP/s, logs/history.md, H200 runs of
-//     2026-11-24);
+// product of the package: C = alpha op(A) op(B) + beta C on sub-blocks
+// (offsets, leading dimensions: the blocked Cholesky works in place);
+// triangular operands (the dot products start and stop where the views say
+// the operands are zero, and elements outside a view read as zero); a
+// lower-triangle-only C (section 3.1.2); batches of equal-shaped products
+// at fixed strides (the batched triangular inverse, tri-inverse-kernels.txt);
+// split-k (section 3.1.1: `splits` parts of the k range, each into its own
+// copy of C, added by gemm_split_sum). Built to keep the FP64 units busy:
+//   - double-buffered local tiles: the next k-tile is read into registers
+//     while the current one is multiplied, then stored into the other
+//     buffer: one barrier per k-step, the load latency behind the products;
+//   - FMA path: a work item owns pairs of neighbouring rows and columns of
+//     C (rows 2 tx + {0, 1} + 2 RTSM q), so one 16-byte local load feeds
+//     two rows; tile rows padded by one double2 (16-byte alignment, the
+//     transposed stores spread over the banks);
+//   - FAST_INTERIOR = 1: tiles inside op(A), op(B) and their views load
+//     without bounds and view tests (H200, n = 4096: the FMA path at 20.0
+//     TFLOP/s, logs/history.md, 2026-11-24);
 //   - MMA = 1: the products on the FP64 tensor cores (mma.sync.m16n8k8 by
-//     inline PTX, compute capability 9.0), the two local buffers ordered
-//     by mbarriers instead of barrier() (see mbar_init), the tiles laid
-//     out so that fragment pairs are 16-byte loads (A_AT, B_AT).
-// Tuning knobs are build options: TM x TN is the tile of C of one work
-// group, TK the depth of a local-memory step, WPTM x WPTN the register
-// block of one work item (even); the work group is (TM / WPTM) x
-// (TN / WPTN). TRANS_A / TRANS_B pick op() at build time so each variant
-// loads its tiles with coalesced reads. PERSISTENT = 1 loops each group
-// over tiles (launches with fewer groups than tiles). The local tiles
-// (2 x (TK SA + TK SB) doubles, or 2 x (TK SA + TN SB) with MMA) must fit
-// the device's local memory (48 KB on NVIDIA: TM = TN = 128 needs TK <= 8);
-// linalg::gemm picks tiles that do (gemm_local_bytes).
+//     inline PTX, compute capability 9.0), the two buffers ordered by
+//     mbarriers instead of barrier() (mbar_init), the tiles laid out so
+//     that fragment pairs are 16-byte loads (A_AT, B_AT).
+// Build options: TM x TN, the tile of C of a work group; TK, the depth of a
+// step; WPTM x WPTN (even), the block of a work item: the group is (TM /
+// WPTM) x (TN / WPTN); TRANS_A / TRANS_B, op(), so each variant reads
+// coalesced; PERSISTENT = 1: each group loops over tiles (fewer groups than
+// tiles). The local tiles (gemm_local_bytes) must fit the device's local
+// memory (48 KB on NVIDIA: TM = TN = 128 needs TK <= 8); linalg::gemm picks
+// tiles that do.
 
 #include "../opencl/kernel_cl.hpp"
 
@@ -61,14 +50,11 @@ inline const char* gemm_source = R"(
 #define NT (RTSM * RTSN)
 #define LA ((TM * TK + NT - 1) / NT)
 #define LB ((TN * TK + NT - 1) / NT)
-#define LMAX (LA > LB ? LA : LB)
-// Local tiles: op(A) and op(B) as TK rows of SA and SB doubles (one
-// double2 of padding). On the tensor cores A's rows i and i + 8 of each 16
-// sit side by side, so that an A fragment pair is one 16-byte load, and an
-// op(B) whose global layout runs along the depth (TRANS_B = 0) is stored
-// transposed, TN rows of SB doubles (padded where TK is a multiple of 16,
-// so that the two rows a quarter-warp reads fall in different banks), so
-// that a B fragment pair is one load too.
+// Local tiles: TK rows of SA and SB doubles (one double2 of padding). With
+// MMA, rows i and i + 8 of each 16 of A sit side by side (an A fragment
+// pair is one 16-byte load), and a B read along the depth (TRANS_B = 0) is
+// stored transposed, TN rows of SB (padded where TK % 16 = 0: a
+// quarter-warp's two rows in different banks; a B pair is one load too).
 #define SA (TM + 2)
 #if MMA
 #define A_AT(kk, ii) ((kk) * SA + ((ii) & ~15) + (((ii) & 7) << 1) + (((ii) >> 3) & 1))
@@ -91,96 +77,136 @@ inline const char* gemm_source = R"(
 #define B_UPPER 8
 #define C_LOWER_ONLY 16
 
-// Element e of a work group's share of the tile of op(A) (is_b = 0: TM x
-// TK, ii a row) or of op(B) (is_b = 1: TK x TN, ii a column): its ii and
-// depth kk, in the order that reads global memory coalesced. On the tensor
-// cores a transposed A is read in chunks of 32 elements covering 8 depths
-// of rows b, b + 1, b + 8, b + 9, so that the chunk's stores to A_AT hit
-// distinct banks.
-void coords(int is_b, int e, int* ii, int* kk) {
-  if (is_b) {
-#if TRANS_B
-    *ii = e % TN; *kk = e / TN;
-#else
-    *kk = e % TK; *ii = e / TK;
-#endif
-  } else {
+// Element e of a group's share of the TM x TK tile of op(A): its row ii and
+// depth kk, read coalesced; with MMA a transposed A in chunks of 32 over 8
+// depths of rows b, b + 1, b + 8, b + 9 (stores to A_AT in distinct banks).
+void a_coords(int e, int* ii, int* kk) {
 #if TRANS_A && MMA
-    const int c = (e / 32) % (TM / 4), q = (e % 32) / 8;
-    *ii = 16 * (c / 4) + 2 * (c % 4) + q / 2 + 8 * (q % 2);
-    *kk = (e / 32) / (TM / 4) * 8 + e % 8;
+  const int c = (e / 32) % (TM / 4), q = (e % 32) / 8;
+  *ii = 16 * (c / 4) + 2 * (c % 4) + q / 2 + 8 * (q % 2);
+  *kk = (e / 32) / (TM / 4) * 8 + e % 8;
 #elif TRANS_A
-    *kk = e % TK; *ii = e / TK;
+  *kk = e % TK; *ii = e / TK;
 #else
-    *ii = e % TM; *kk = e / TM;
+  *ii = e % TM; *kk = e / TM;
+#endif
+}
+
+void b_coords(int e, int* jj, int* kk) {
+#if TRANS_B
+  *jj = e % TN; *kk = e / TN;
+#else
+  *kk = e % TK; *jj = e / TK;
+#endif
+}
+
+// Global -> registers: element l of this work item's share of the TM x TK
+// tile of op(A) that starts at depth t (zero outside the views).
+void load_a(double* st, __global const double* A, long a_base, int lda,
+                   int m, int i0, int t, int k_hi, int views, int tid) {
+#pragma unroll
+  for (int l = 0; l < LA; ++l) {
+    const int e = tid + l * NT;
+    int ii, kk;
+    a_coords(e, &ii, &kk);
+    const int gi = i0 + ii, gk = t + kk;
+    double v = 0.0;
+    if (e < TM * TK && gi < m && gk < k_hi && !((views & A_LOWER) && gk > gi) &&
+        !((views & A_UPPER) && gk < gi)) {
+#if TRANS_A
+      v = A[a_base + (long)gi * lda + gk];
+#else
+      v = A[a_base + (long)gk * lda + gi];
+#endif
+    }
+    st[l] = v;
+  }
+}
+
+void load_b(double* st, __global const double* B, long b_base, int ldb,
+                   int n, int j0, int t, int k_hi, int views, int tid) {
+#pragma unroll
+  for (int l = 0; l < LB; ++l) {
+    const int e = tid + l * NT;
+    int jj, kk;
+    b_coords(e, &jj, &kk);
+    const int gj = j0 + jj, gk = t + kk;
+    double v = 0.0;
+    if (e < TN * TK && gj < n && gk < k_hi && !((views & B_LOWER) && gk < gj) &&
+        !((views & B_UPPER) && gk > gj)) {
+#if TRANS_B
+      v = B[b_base + (long)gk * ldb + gj];
+#else
+      v = B[b_base + (long)gj * ldb + gk];
+#endif
+    }
+    st[l] = v;
+  }
+}
+
+// load_a / load_b for a whole tile inside op(A) / op(B) and the views
+// (interior tiles, the bulk of a large product): no bounds or view tests,
+// so that the addresses are a fixed offset per element plus the depth.
+void load_a_full(double* st, __global const double* A, long a_base, int lda, int i0,
+                 int t, int tid) {
+#pragma unroll
+  for (int l = 0; l < LA; ++l) {
+    const int e = tid + l * NT;
+    int ii, kk;
+    a_coords(e, &ii, &kk);
+#if TRANS_A
+    if (e < TM * TK) st[l] = A[a_base + (long)(i0 + ii) * lda + t + kk];
+#else
+    if (e < TM * TK) st[l] = A[a_base + (long)(t + kk) * lda + i0 + ii];
 #endif
   }
 }
 
-// Global -> registers: element l of this work item's share of the tile
-// (coords) of op(X), X = A or B, that starts at index i0 and depth t,
-// zero outside op(X) (extent indices, depths below k_hi) and its views.
-// With `full` (a tile inside all of these: the bulk of a large product)
-// without the tests, so that the addresses are a fixed offset per element
-// plus the depth.
-void load_tile(int is_b, int full, double* st, __global const double* X, long base, int ld,
-               int extent, int i0, int t, int k_hi, int views, int tid) {
-  const int along_k = is_b ? !TRANS_B : TRANS_A;  // X's columns run along the depth
-  const int zero_above = views & (is_b ? B_UPPER : A_LOWER);  // where depth > index
-  const int zero_below = views & (is_b ? B_LOWER : A_UPPER);  // where depth < index
+void load_b_full(double* st, __global const double* B, long b_base, int ldb, int j0,
+                 int t, int tid) {
 #pragma unroll
-  for (int l = 0; l < LMAX; ++l) {  // (a constant count: unrolled before inlining)
+  for (int l = 0; l < LB; ++l) {
     const int e = tid + l * NT;
-    int ii, kk;
-    coords(is_b, e, &ii, &kk);
-    const int gi = i0 + ii, gk = t + kk;
-    double v = 0.0;
-    if (e < (is_b ? TN : TM) * TK &&
-        (full || (gi < extent && gk < k_hi && !(zero_above && gk > gi) &&
-                  !(zero_below && gk < gi))))
-      v = X[base + (along_k ? (long)gi * ld + gk : (long)gk * ld + gi)];
-    if (l < (is_b ? LB : LA)) st[l] = v;
+    int jj, kk;
+    b_coords(e, &jj, &kk);
+#if TRANS_B
+    if (e < TN * TK) st[l] = B[b_base + (long)(t + kk) * ldb + j0 + jj];
+#else
+    if (e < TN * TK) st[l] = B[b_base + (long)(j0 + jj) * ldb + t + kk];
+#endif
   }
 }
 
 // Registers -> local tile (A_AT, B_AT).
-void store_tile(int is_b, __local double* tile, const double* st, int tid) {
+void store_a(__local double* tile, const double* st, int tid) {
 #pragma unroll
-  for (int l = 0; l < LMAX; ++l) {
+  for (int l = 0; l < LA; ++l) {
     const int e = tid + l * NT;
     int ii, kk;
-    coords(is_b, e, &ii, &kk);
-    if (l < (is_b ? LB : LA) && e < (is_b ? TN : TM) * TK)
-      tile[is_b ? B_AT(kk, ii) : A_AT(kk, ii)] = st[l];
+    a_coords(e, &ii, &kk);
+    if (e < TM * TK) tile[A_AT(kk, ii)] = st[l];
   }
 }
 
-// In the kernel: both tiles of depth T into registers, and from there into
-// local buffer BUF.
-#define LOAD_TILES(T)                                                       \
-  if (interior && (T) + TK <= k_hi) {                                       \
-    load_tile(0, 1, a_st, A, a_base, lda, m, i0, (T), k_hi, views, tid);    \
-    load_tile(1, 1, b_st, B, b_base, ldb, n, j0, (T), k_hi, views, tid);    \
-  } else {                                                                  \
-    load_tile(0, 0, a_st, A, a_base, lda, m, i0, (T), k_hi, views, tid);    \
-    load_tile(1, 0, b_st, B, b_base, ldb, n, j0, (T), k_hi, views, tid);    \
+void store_b(__local double* tile, const double* st, int tid) {
+#pragma unroll
+  for (int l = 0; l < LB; ++l) {
+    const int e = tid + l * NT;
+    int jj, kk;
+    b_coords(e, &jj, &kk);
+    if (e < TN * TK) tile[B_AT(kk, jj)] = st[l];
   }
-#define STORE_TILES(BUF)                                    \
-  store_tile(0, (__local double*)a_tile[BUF], a_st, tid);   \
-  store_tile(1, (__local double*)b_tile[BUF], b_st, tid);
+}
 
 #if MMA
-// The tensor-core path orders its two local buffers by mbarriers (PTX;
-// try_wait needs sm_90, as the f64 mma shape does) instead of a
-// work-group barrier per step: each warp
-// arrives on full[b] once its share of buffer b is stored and on empty[b]
-// once it has read its fragments from b, and waits only for the phase it
-// needs. A warp then runs its products while others are still storing or
-// reading, so the tensor pipe does not drain at every step as it does
-// behind barrier(). H200, n = 8192 (log 2026-11-25-h200-gemm-mbarrier):
-// 38.9-39.5 TFLOP/s with barrier(), 42.4-43.5 with the mbarriers; the
-// products and fragment reads alone, with neither global loads nor any
-// synchronisation (a probe, wrong results), run at the tensor cores' peak.
+// The tensor-core path orders its two local buffers by mbarriers (PTX,
+// sm_90) instead of a barrier() per step: each warp arrives on full[b] once
+// its share of buffer b is stored and on empty[b] once it has read its
+// fragments from b, and waits only for the phase it needs, so it runs its
+// products while others still store or read and the tensor pipe does not
+// drain at every step. H200, n = 8192: 38.9-39.5 TFLOP/s with barrier(),
+// 42.4-43.5 with the mbarriers; the products and fragment reads alone
+// run at the tensor cores' peak (log 2026-11-25-h200-gemm-mbarrier).
 uint local_address(__local ulong* p) { return (uint)(ulong)p; }
 
 void mbar_init(__local ulong* bar, uint count) {
@@ -321,11 +347,18 @@ void gemm(__global double* C, __global const double* A,
   int buf = 0;
 #endif
   if (k_lo < k_hi) {
-    LOAD_TILES(k_lo)
+    if (interior && k_lo + TK <= k_hi) {
+      load_a_full(a_st, A, a_base, lda, i0, k_lo, tid);
+      load_b_full(b_st, B, b_base, ldb, j0, k_lo, tid);
+    } else {
+      load_a(a_st, A, a_base, lda, m, i0, k_lo, k_hi, views, tid);
+      load_b(b_st, B, b_base, ldb, n, j0, k_lo, k_hi, views, tid);
+    }
 #if MMA
     if (step >= 2) mbar_wait(&empty[buf], ((step - 2) >> 1) & 1);  // read at step - 2
 #endif
-    STORE_TILES(buf)
+    store_a((__local double*)a_tile[buf], a_st, tid);
+    store_b((__local double*)b_tile[buf], b_st, tid);
 #if MMA
     mbar_arrive(&full[buf]);
 #endif
@@ -335,7 +368,13 @@ void gemm(__global double* C, __global const double* A,
 #endif
   for (int t = k_lo; t < k_hi; t += TK) {
     const int more = t + TK < k_hi;  // uniform over the work group
-    if (more) { LOAD_TILES(t + TK) }  // in flight while the products run
+    if (more && interior && t + 2 * TK <= k_hi) {  // in flight while the FMAs run
+      load_a_full(a_st, A, a_base, lda, i0, t + TK, tid);
+      load_b_full(b_st, B, b_base, ldb, j0, t + TK, tid);
+    } else if (more) {
+      load_a(a_st, A, a_base, lda, m, i0, t + TK, k_hi, views, tid);
+      load_b(b_st, B, b_base, ldb, n, j0, t + TK, k_hi, views, tid);
+    }
 #if MMA
     mbar_wait(&full[buf], (step >> 1) & 1);
 #pragma unroll
@@ -399,13 +438,17 @@ void gemm(__global double* C, __global const double* A,
     // The other buffer was last read at step - 1.
     if (more) {
       if (step >= 1) mbar_wait(&empty[buf ^ 1], ((step - 1) >> 1) & 1);
-      STORE_TILES(buf ^ 1)
+      store_a((__local double*)a_tile[buf ^ 1], a_st, tid);
+      store_b((__local double*)b_tile[buf ^ 1], b_st, tid);
       mbar_arrive(&full[buf ^ 1]);
     }
     ++step;
 #else
     // The other buffer was last read before the previous barrier.
-    if (more) { STORE_TILES(buf ^ 1) }
+    if (more) {
+      store_a((__local double*)a_tile[buf ^ 1], a_st, tid);
+      store_b((__local double*)b_tile[buf ^ 1], b_st, tid);
+    }
     barrier(CLK_LOCAL_MEM_FENCE);
 #endif
     buf ^= 1;

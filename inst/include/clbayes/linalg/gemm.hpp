@@ -72,8 +72,7 @@ inline std::map<std::string, int> tile_options(const gemm_tiles& t) {
   return {{"TM", t.tm}, {"TN", t.tn}, {"TK", t.tk}, {"WPTM", t.wptm}, {"WPTN", t.wptn}};
 }
 
-// Local memory of the kernel's two buffers of op(A) and op(B) tiles (SA,
-// SB in kernels/gemm.hpp; the larger of B's two layouts where mma).
+// Bytes of the kernel's local tiles (SA, SB in kernels/gemm.hpp; with mma B's larger layout).
 inline std::uint64_t gemm_local_bytes(const gemm_tiles& t, bool mma) {
   const int b_doubles = std::max(t.tk * (t.tn + 2), mma ? t.tn * (t.tk % 16 ? t.tk : t.tk + 8) : 0);
   return 2ULL * (t.tk * (t.tm + 2) + b_doubles) * 8;
