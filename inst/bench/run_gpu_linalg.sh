@@ -17,7 +17,11 @@ if [ -e /usr/lib/libnvidia-opencl.so.1 ] && [ -z "${OCL_ICD_VENDORS:-}" ]; then
   export OCL_ICD_VENDORS=/tmp/icd
 fi
 mkdir -p "$out"
-{ nvidia-smi -L 2>/dev/null; date -u '+date: %Y-%m-%d %H:%M UTC'; git log -1 --format='tree: %h %s' 2>/dev/null; } | tee "$log"
+# "headers" fingerprints the core as copied (the lent machine's .git can lag
+# behind the working tree it receives): compare with the same command here.
+headers=$(find inst/include -type f | LC_ALL=C sort | xargs cat | sha1sum | cut -c1-12)
+{ nvidia-smi -L 2>/dev/null; date -u '+date: %Y-%m-%d %H:%M UTC'; git log -1 --format='tree: %h %s' 2>/dev/null
+  echo "headers: $headers"; } | tee "$log"
 make -C inst/bench DEPS="$deps" bench_linalg verify_gemm >"$out/build.log" 2>&1 &
 [ -n "$b" ] && make -C "$b/inst/bench" DEPS="$deps" bench_linalg >"$out/build_b.log" 2>&1 &
 wait
