@@ -49,6 +49,10 @@
     .Call(`_clbayes_cpp_chol_tuned`, x, values, upper, host)
 }
 
+.cpp_chol_grad_tuned <- function(L, L_adj, values) {
+    .Call(`_clbayes_cpp_chol_grad_tuned`, L, L_adj, values)
+}
+
 .cpp_devices <- function() {
     .Call(`_clbayes_cpp_devices`)
 }

@@ -182,6 +182,19 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_chol_grad_tuned
+Rcpp::NumericMatrix cpp_chol_grad_tuned(Rcpp::NumericMatrix L, Rcpp::NumericMatrix L_adj, Rcpp::IntegerVector values);
+RcppExport SEXP _clbayes_cpp_chol_grad_tuned(SEXP LSEXP, SEXP L_adjSEXP, SEXP valuesSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type L(LSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type L_adj(L_adjSEXP);
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type values(valuesSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_chol_grad_tuned(L, L_adj, values));
+    return rcpp_result_gen;
+END_RCPP
+}
 // cpp_devices
 Rcpp::List cpp_devices();
 RcppExport SEXP _clbayes_cpp_devices() {
@@ -900,6 +913,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_clbayes_cpp_chol_grad", (DL_FUNC) &_clbayes_cpp_chol_grad, 3},
     {"_clbayes_cpp_chol_grad_gpu", (DL_FUNC) &_clbayes_cpp_chol_grad_gpu, 2},
     {"_clbayes_cpp_chol_tuned", (DL_FUNC) &_clbayes_cpp_chol_tuned, 4},
+    {"_clbayes_cpp_chol_grad_tuned", (DL_FUNC) &_clbayes_cpp_chol_grad_tuned, 3},
     {"_clbayes_cpp_devices", (DL_FUNC) &_clbayes_cpp_devices, 0},
     {"_clbayes_cpp_opencl_built", (DL_FUNC) &_clbayes_cpp_opencl_built, 0},
     {"_clbayes_cpp_select", (DL_FUNC) &_clbayes_cpp_select, 2},

@@ -102,18 +102,12 @@ SEXP cpp_chol_grad_gpu(SEXP L, SEXP L_adj) {
       "L_adj", "gives a gradient with infinite values (overflow)")));
 }
 
-// Test hook (tests/testthat/test-chol.R): the factor of x on the device
-// with the selected device's linalg_settings, modified by the named values
-// (outer_block, outer_block_large, large_from, host_block, step_cols,
-// step_threads, step_base, trailing_reserve, gemm_narrow_cols,
-// gemm_small_below_pct), so that the tests reach several panels of the
-// schedule at small n: from host memory
-// (`host`, gpu_chol()'s path for a matrix) or from a device copy (its path
-// for a gpu_matrix).
-// [[Rcpp::export(.cpp_chol_tuned)]]
-Rcpp::NumericMatrix cpp_chol_tuned(Rcpp::NumericMatrix x, Rcpp::IntegerVector values,
-                                   bool upper, bool host) {
 #ifdef CLBAYES_OPENCL
+namespace {
+
+// The selected device's linalg_settings, modified by the named values of
+// the test hooks below.
+la::linalg_settings tuned_by(const Rcpp::IntegerVector& values) {
   la::linalg_settings s = la::tuned_settings();
   const std::vector<std::pair<const char*, int*>> fields = {
       {"outer_block", &s.cholesky.outer_block},
@@ -124,6 +118,7 @@ Rcpp::NumericMatrix cpp_chol_tuned(Rcpp::NumericMatrix x, Rcpp::IntegerVector va
       {"step_threads", &s.cholesky.step_threads},
       {"step_base", &s.cholesky.step_base},
       {"trailing_reserve", &s.cholesky.trailing_reserve},
+      {"grad_block", &s.cholesky.grad_block},
       {"gemm_narrow_cols", &s.gemm.narrow_cols},
       {"gemm_small_below_pct", &s.gemm.small_below_pct}};
   Rcpp::CharacterVector names =
@@ -136,6 +131,24 @@ Rcpp::NumericMatrix cpp_chol_tuned(Rcpp::NumericMatrix x, Rcpp::IntegerVector va
     if (field == nullptr) Rcpp::stop("unknown linear algebra setting `" + name + "`");
     *field = values[i];
   }
+  return s;
+}
+
+}  // namespace
+#endif
+
+// Test hooks (tests/testthat/test-chol.R), so that the tests reach several
+// panels or blocks of the schedules at small n: the factor of x on the
+// device with the settings of tuned_by (outer_block, outer_block_large,
+// large_from, host_block, step_cols, step_threads, step_base,
+// trailing_reserve, gemm_narrow_cols, gemm_small_below_pct) from host
+// memory (`host`, gpu_chol()'s path for a matrix) or from a device copy
+// (its path for a gpu_matrix); and the device gradient (grad_block).
+// [[Rcpp::export(.cpp_chol_tuned)]]
+Rcpp::NumericMatrix cpp_chol_tuned(Rcpp::NumericMatrix x, Rcpp::IntegerVector values,
+                                   bool upper, bool host) {
+#ifdef CLBAYES_OPENCL
+  const la::linalg_settings s = tuned_by(values);
   if (host) return chol_host(x, upper, s);
   cl_ops::matrix_cl l = la::cholesky(upload(x), s);
   return download(upper ? cl_ops::transpose(l) : std::move(l));
@@ -144,6 +157,19 @@ Rcpp::NumericMatrix cpp_chol_tuned(Rcpp::NumericMatrix x, Rcpp::IntegerVector va
   (void)values;
   (void)upper;
   (void)host;
+  glue::stop_no_opencl();
+#endif
+}
+
+// [[Rcpp::export(.cpp_chol_grad_tuned)]]
+Rcpp::NumericMatrix cpp_chol_grad_tuned(Rcpp::NumericMatrix L, Rcpp::NumericMatrix L_adj,
+                                        Rcpp::IntegerVector values) {
+#ifdef CLBAYES_OPENCL
+  return download(la::cholesky_grad(upload(L), upload(L_adj), tuned_by(values)));
+#else
+  (void)L;
+  (void)L_adj;
+  (void)values;
   glue::stop_no_opencl();
 #endif
 }

@@ -9,7 +9,10 @@ warm-up:
   - host to host: a pinned host array copied in, factored, and the full L
     copied back into a pinned host array (what issue 19 calls torch's
     pinned copy + cholesky_ex + copy);
-  - cuBLAS DGEMM (torch.matmul) on n x n operands, in TFLOP/s.
+  - cuBLAS DGEMM (torch.matmul) on n x n operands, in TFLOP/s;
+  - the Cholesky's reverse mode (torch.autograd.grad of cholesky's L with
+    respect to A, given a lower-triangular adjoint of L; the anchor of
+    gpu_chol_grad / bench_linalg's "grad device" column).
 Prints one markdown table.
 """
 import statistics
@@ -47,8 +50,8 @@ def main():
     print(f"device: {torch.cuda.get_device_name(dev)}, torch {torch.__version__}")
     print()
     print("| n | cholesky_ex on device (ms) | pinned copy + cholesky_ex + copy (ms) "
-          "| DGEMM (ms) | DGEMM TFLOP/s | residual |")
-    print("|---|---|---|---|---|---|")
+          "| DGEMM (ms) | DGEMM TFLOP/s | residual | Cholesky gradient (ms) |")
+    print("|---|---|---|---|---|---|---|")
     for n in sizes:
         reps = 9 if n <= 8192 else 5
         a = spd(n, dev)
@@ -77,8 +80,18 @@ def main():
 
         t_gemm = timed(gemm, reps)
         tflops = 2.0 * n ** 3 / (t_gemm * 1e-3) / 1e12
-        print(f"| {n} | {t_dev:.2f} | {t_host:.2f} | {t_gemm:.2f} | {tflops:.1f} | {resid:.1e} |")
-        del a, b, c, l_dev
+        del b, c
+        a.requires_grad_(True)
+        l_graph = torch.linalg.cholesky(a)
+        l_adj = l_dev.tril()  # any lower-triangular adjoint
+
+        def gradient():
+            torch.autograd.grad(l_graph, a, l_adj, retain_graph=True)
+
+        t_grad = timed(gradient, reps)
+        print(f"| {n} | {t_dev:.2f} | {t_host:.2f} | {t_gemm:.2f} | {tflops:.1f} | {resid:.1e} "
+              f"| {t_grad:.2f} |")
+        del a, l_dev, l_graph, l_adj
         torch.cuda.empty_cache()
 
 

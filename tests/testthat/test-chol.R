@@ -187,6 +187,22 @@ test_that("gpu_chol_grad matches finite differences", {
   for (n in c(1, 2, 5, 33, 257)) check_grad_fd(n, "opencl")
 })
 
+# n x n: G = L^-T sym(Phi(L^T W)) L^-1, Phi = lower triangle, half diagonal
+chol_grad_closed_form <- function(l, w) {
+  p <- t(l) %*% w
+  p[upper.tri(p)] <- 0
+  diag(p) <- diag(p) / 2
+  li <- solve(l)
+  t(li) %*% ((p + t(p)) / 2) %*% li
+}
+
+lower_random <- function(n, seed) {
+  set.seed(seed)
+  w <- matrix(rnorm(n * n), n)
+  w[upper.tri(w)] <- 0
+  w
+}
+
 test_that("gpu_chol_grad matches closed forms", {
   backends <- if (gpu_available()) c("cpu", "opencl") else "cpu"
   # 2 x 2 by hand: L11 = sqrt(a), L21 = b / sqrt(a), L22 = sqrt(c - b^2 / a)
@@ -198,24 +214,32 @@ test_that("gpu_chol_grad matches closed forms", {
   d_b <- w[2, 1] / sqrt(a) - w[2, 2] * b / (a * l22)
   d_c <- w[2, 2] / (2 * l22)
   G2 <- matrix(c(d_a, d_b / 2, d_b / 2, d_c), 2)
-  # n x n: G = L^-T sym(Phi(L^T W)) L^-1, Phi = lower triangle, half diagonal
-  n <- 6
-  A6 <- random_spd(n)
-  set.seed(3)
-  W6 <- matrix(rnorm(n * n), n)
-  W6[upper.tri(W6)] <- 0
-  L6 <- t(chol(A6))
-  P <- t(L6) %*% W6
-  P[upper.tri(P)] <- 0
-  diag(P) <- diag(P) / 2
-  Li <- solve(L6)
-  G6 <- t(Li) %*% ((P + t(P)) / 2) %*% Li
+  L6 <- t(chol(random_spd(6)))
+  W6 <- lower_random(6, seed = 3)
+  G6 <- chol_grad_closed_form(L6, W6)
   for (bk in backends) {
     expect_equal(gpu_chol_grad(t(chol(A)), w, backend = bk), G2, tolerance = 1e-12)
     expect_equal(gpu_chol_grad(L6, W6, backend = bk), G6, tolerance = 1e-10)
     # 1 x 1: d sqrt(a) / da = 1 / (2 sqrt(a))
     expect_equal(gpu_chol_grad(matrix(3), matrix(2), backend = bk), matrix(2 / 6))
   }
+})
+
+# The device gradient's look-ahead schedule (linalg/cholesky_grad.hpp) at
+# small n, through the internal hook .cpp_chol_grad_tuned(L, L_adj,
+# settings): blocks of 7, 40 and 64 rows, so that 150 rows take 22, 4 and 3
+# blocks with a ragged first one (both parities of the work matrices
+# reused), one block of all rows, and the default.
+test_that("the device gradient equals the closed form at every block size", {
+  skip_if_no_device()
+  l <- t(chol(random_spd(150)))
+  w <- lower_random(150, seed = 5)
+  g <- chol_grad_closed_form(l, w)
+  for (b in c(7L, 40L, 64L, 150L)) {
+    got <- clbayes:::.cpp_chol_grad_tuned(l, w, c(grad_block = b))
+    expect_lt(rel_err(got, g), 1e-10, label = paste("blocks of", b))
+  }
+  expect_lt(rel_err(clbayes:::.cpp_chol_grad_tuned(l, w, integer()), g), 1e-10)
 })
 
 test_that("gpu_chol_grad keeps gpu_matrix arguments on the device", {

@@ -4,22 +4,18 @@
 // The GEMM kernel (stan-opencl.txt, section 3.1), one kernel for every
 // product of the package: C = alpha op(A) op(B) + beta C on sub-blocks
 // (offsets, leading dimensions: the blocked Cholesky works in place);
-// triangular operands (the dot products start and stop where the views say
-// the operands are zero, and elements outside a view read as zero); a
-// lower-triangle-only C (section 3.1.2); batches of equal-shaped products
-// at fixed strides (the batched triangular inverse, tri-inverse-kernels.txt);
-// split-k (section 3.1.1: `splits` parts of the k range, each into its own
-// copy of C, added by gemm_split_sum). Built to keep the FP64 units busy:
+// triangular operands (dot products start and stop where the views say the
+// operands are zero); a lower-triangle-only C (section 3.1.2); batches of
+// equal-shaped products at fixed strides (the batched triangular inverse,
+// tri-inverse-kernels.txt); split-k (section 3.1.1: `splits` parts of the
+// k range, each into its own copy of C, added by gemm_split_sum).
 //   - double-buffered local tiles: the next k-tile is read into registers
 //     while the current one is multiplied, then stored into the other
 //     buffer: one barrier per k-step, the load latency behind the products;
 //   - FMA path: a work item owns pairs of neighbouring rows and columns of
-//     C (rows 2 tx + {0, 1} + 2 RTSM q), so one 16-byte local load feeds
-//     two rows; tile rows padded by one double2 (16-byte alignment, the
-//     transposed stores spread over the banks);
+//     C, so one 16-byte local load feeds two rows; rows padded by a double2;
 //   - FAST_INTERIOR = 1: tiles inside op(A), op(B) and their views load
-//     without bounds and view tests (H200, n = 4096: the FMA path at 20.0
-//     TFLOP/s, logs/history.md, 2026-11-24);
+//     without bounds and view tests (logs/history.md, 2026-11-24);
 //   - MMA = 1: the products on the FP64 tensor cores (mma.sync.m16n8k8 by
 //     inline PTX, compute capability 9.0), the two buffers ordered by
 //     mbarriers instead of barrier() (mbar_init), the tiles laid out so
@@ -29,8 +25,7 @@
 // WPTM) x (TN / WPTN); TRANS_A / TRANS_B, op(), so each variant reads
 // coalesced; PERSISTENT = 1: each group loops over tiles (fewer groups than
 // tiles). The local tiles (gemm_local_bytes) must fit the device's local
-// memory (48 KB on NVIDIA: TM = TN = 128 needs TK <= 8); linalg::gemm picks
-// tiles that do.
+// memory (48 KB on NVIDIA: TM = TN = 128 needs TK <= 8).
 
 #include "../opencl/kernel_cl.hpp"
 

@@ -130,12 +130,12 @@ inline matrix_cl cholesky(const matrix_cl& a, const linalg_settings& s = tuned_s
   const internal::schedule_shape sh = internal::shape_for(s.cholesky, w.rows());
   // Hundreds of short launches, ordered by the in-order queues and the
   // look-ahead's markers: no per-launch event bookkeeping (untracked_scope).
-  internal::queue_wait(ctx.main_queue(), w.read_write_events());
+  opencl::queue_wait(ctx.main_queue(), w.read_write_events());
   {
     opencl::untracked_scope untracked;
     internal::cholesky_lookahead(w, sh, flag, s);
   }
-  w.add_write_event(internal::queue_marker(ctx.main_queue()));
+  w.add_write_event(opencl::queue_marker(ctx.main_queue()));
   opencl::zeros_in_place(w, matrix_view::upper);  // view becomes lower
   // The queue is in order: this read follows every kernel above.
   internal::check_flags(ctx.queue(), flag);

@@ -21,7 +21,8 @@
 #include "../error.hpp"
 #include "../interrupt.hpp"
 #include "../opencl/arithmetic.hpp"
-#include "../opencl/initialize.hpp"
+#include "../opencl/profile.hpp"
+#include "../opencl/queue_order.hpp"
 #include "../opencl/sub_block.hpp"
 #include "../opencl/transpose.hpp"
 #include "gemm.hpp"
@@ -103,12 +104,43 @@ inline Eigen::MatrixXd cholesky_grad(const Eigen::MatrixXd& l_in,
 
 #ifdef CLBAYES_OPENCL
 
+namespace internal {
+
+// The device gradient's work matrices for blocks of bs rows (the first, at
+// the top left, of r), made once (as panel_work); d_inv and s by the
+// block's parity: block i + 1's are written while block i's are read.
+struct grad_work {
+  grad_work(int n, int bs, int r)
+      : c_adj(std::max(1, n - r), bs), m(bs, bs), p(bs, bs), d_first(r, r),
+        d_inv{matrix_cl(bs, bs), matrix_cl(bs, bs)}, s{matrix_cl(bs, bs), matrix_cl(bs, bs)} {}
+  matrix_cl c_adj, m, p, d_first, d_inv[2], s[2];
+  std::vector<matrix_cl> levels, levels_first;  // tri_inverse_in_place's
+};
+
+// Columns [c0, c0 + w) of G left of block j .. k: rows below -= C_adj R,
+// the block's rows -= S R + C_adj^T B.
+inline void grad_left_update(matrix_cl& g, const matrix_cl& l, const matrix_cl& s, int j, int k,
+                             int c0, int w, const gemm_options& sub, const char* phase) {
+  if (w <= 0) return;
+  opencl::phase_scope ph(phase);
+  const int bi = k - j, bk = g.rows() - k;
+  linalg::gemm(g, j, c0, 0, gemm_block{&s}, gemm_block{&l, j, c0}, bi, w, bi, sub);
+  if (bk == 0) return;
+  linalg::gemm(g, k, c0, 0, gemm_block{&g, k, j}, gemm_block{&l, j, c0}, bk, w, bi, sub);
+  linalg::gemm(g, j, c0, 0, gemm_block{&g, k, j, true}, gemm_block{&l, k, c0}, bi, w, bk, sub);
+}
+
+}  // namespace internal
+
 /** The symmetric adjoint of A given L = chol(A) and L_adj, on the device,
  *  with settings `tune` (by default the selected device's). Only the lower
  *  triangles of `l` and `l_adj` are used; every element of both is checked
  *  for NaN and infinite values, and L's diagonal for zeros, in the kernels
  *  that copy the triangles into the working matrices, the flags read once
- *  at the end. */
+ *  at the end. The factorisation's look-ahead (linalg/cholesky_panel.hpp)
+ *  run backwards: the side queue takes block i's chain (C_adj, D_adj, S,
+ *  then block i + 1's inverse), the main queue the columns of block i + 1
+ *  left of it, then the other columns beside the side queue's next chain. */
 inline matrix_cl cholesky_grad(const matrix_cl& l_in, const matrix_cl& l_adj,
                                const linalg_settings& tune = tuned_settings()) {
   l_in.check_device("L");
@@ -121,43 +153,60 @@ inline matrix_cl cholesky_grad(const matrix_cl& l_in, const matrix_cl& l_adj,
   matrix_cl g(n, n);
   opencl::kernels::copy_lower_flagged(cl::NDRange(n, n), l_in, l, n, flags, 0, 2);
   opencl::kernels::copy_lower_flagged(cl::NDRange(n, n), l_adj, g, n, flags, 1, -1);
-  const int bs = std::max(1, tune.cholesky.grad_block);
-  const gemm_options plain(tune.gemm);
-  gemm_options sub(tune.gemm);  // X -= Y Z
-  sub.alpha = -1.0;
-  sub.beta = 1.0;
-  for (int k = n; k > 0; k -= bs) {
-    check_interrupt();
-    const int j = std::max(0, k - bs);
-    const int bi = k - j, bk = n - k;
-    const matrix_cl d_inv = tri_inverse_block(l, j, bi, tune);
-    if (bk > 0) {
-      matrix_cl c_adj(bk, bi);
-      linalg::gemm(c_adj, 0, 0, 0, gemm_block{&g, k, j},
-           gemm_block{&d_inv, 0, 0, false, matrix_view::lower}, bk, bi, bi, plain);
-      opencl::sub_block(g, c_adj, 0, 0, k, j, bk, bi);
-      if (j > 0) gemm(g, k, 0, 0, gemm_block{&g, k, j}, gemm_block{&l, j, 0}, bk, j, bi, sub);
-      linalg::gemm(g, j, j, 0, gemm_block{&g, k, j, true}, gemm_block{&l, k, j}, bi, bi, bk, sub);
+  if (n > 0) {
+    opencl::context& ctx = opencl::context::instance();
+    cl::CommandQueue &main_q = ctx.main_queue(), &side_q = ctx.side_queue();
+    const int bs = std::min(n, std::max(1, tune.cholesky.grad_block));
+    const int r = n - (n - 1) / bs * bs;  // rows of the first block
+    internal::grad_work work(n, bs, r);
+    const gemm_options plain(tune.gemm);
+    gemm_options sub(tune.gemm);  // X -= Y Z
+    sub.alpha = -1.0;
+    sub.beta = 1.0;
+    opencl::queue_wait(main_q, g.read_write_events());
+    opencl::untracked_scope untracked;  // ordered by the queues and markers
+    opencl::queue_wait(side_q, {opencl::queue_marker(main_q)});
+    auto inverse_of = [&](int j, int i) {  // D^{-1} of block i, at row j
+      opencl::queue_scope side(opencl::queue_role::side);
+      opencl::phase_scope ph("gradient inverse");
+      matrix_cl& d = j == 0 ? work.d_first : work.d_inv[i % 2];
+      opencl::sub_block(d, l, j, j, 0, 0, d.rows(), d.rows(), matrix_view::lower);
+      internal::tri_inverse_in_place(d, tune, j == 0 ? &work.levels_first : &work.levels);
+      return &d;
+    };
+    const matrix_cl* d_inv = inverse_of(std::max(0, n - bs), 0);
+    for (int k = n, i = 0; k > 0; k -= bs, ++i) {
+      check_interrupt();
+      const int j = std::max(0, k - bs), bi = k - j, bk = n - k;
+      const int j2 = std::max(0, j - bs);  // the next block: rows j2 .. j
+      matrix_cl& s = work.s[i % 2];
+      {
+        opencl::queue_scope side(opencl::queue_role::side);
+        opencl::phase_scope ph("gradient block");
+        const gemm_block d{d_inv, 0, 0, false, matrix_view::lower};
+        if (bk > 0) {
+          linalg::gemm(work.c_adj, 0, 0, 0, gemm_block{&g, k, j}, d, bk, bi, bi, plain);
+          opencl::sub_block(g, work.c_adj, 0, 0, k, j, bk, bi);
+          linalg::gemm(g, j, j, 0, gemm_block{&g, k, j, true}, gemm_block{&l, k, j}, bi, bi,
+                       bk, sub);
+        }
+        linalg::gemm(work.m, 0, 0, 0, gemm_block{&l, j, j, true, matrix_view::lower},
+                     gemm_block{&g, j, j}, bi, bi, bi, plain);
+        opencl::triangular_transpose(work.m, matrix_view::lower);
+        linalg::gemm(work.p, 0, 0, 0, gemm_block{d_inv, 0, 0, true, matrix_view::lower},
+                     gemm_block{&work.m}, bi, bi, bi, plain);
+        linalg::gemm(s, 0, 0, 0, gemm_block{&work.p}, d, bi, bi, bi, plain);
+        opencl::triangular_transpose(s, matrix_view::lower);
+        opencl::queue_wait(main_q, {opencl::queue_marker(side_q)});
+      }
+      if (j > 0) d_inv = inverse_of(j2, i + 1);  // beside the look-ahead
+      internal::grad_left_update(g, l, s, j, k, j2, j - j2, sub, "gradient look-ahead");
+      opencl::queue_wait(side_q, {opencl::queue_marker(main_q)});
+      internal::grad_left_update(g, l, s, j, k, 0, j2, sub, "gradient update");
+      opencl::scalar_multiply_diagonal(s, 0.5);  // D_adj: lower(S), half diagonal
+      opencl::sub_block(g, s, 0, 0, j, j, bi, bi, matrix_view::lower);
     }
-    matrix_cl m(bi, bi);
-    linalg::gemm(m, 0, 0, 0, gemm_block{&l, j, j, true, matrix_view::lower}, gemm_block{&g, j, j},
-         bi, bi, bi, plain);
-    opencl::triangular_transpose(m, matrix_view::lower);
-    matrix_cl p(bi, bi);
-    linalg::gemm(p, 0, 0, 0, gemm_block{&d_inv, 0, 0, true, matrix_view::lower}, gemm_block{&m},
-         bi, bi, bi, plain);
-    matrix_cl s(bi, bi);
-    linalg::gemm(s, 0, 0, 0, gemm_block{&p}, gemm_block{&d_inv, 0, 0, false, matrix_view::lower},
-         bi, bi, bi, plain);
-    opencl::triangular_transpose(s, matrix_view::lower);
-    if (j > 0) {
-      linalg::gemm(g, j, 0, 0, gemm_block{&s}, gemm_block{&l, j, 0}, bi, j, bi, sub);
-      if (bk > 0)
-        linalg::gemm(g, j, 0, 0, gemm_block{&g, k, j, true}, gemm_block{&l, k, 0}, bi, j, bk, sub);
-    }
-    opencl::scalar_multiply_diagonal(s, 0.5);
-    opencl::zeros_in_place(s, matrix_view::upper);
-    opencl::sub_block(g, s, 0, 0, j, j, bi, bi);
+    g.add_write_event(opencl::queue_marker(main_q));
   }
   // G = (A_adj + A_adj^T) / 2 from the lower-triangular A_adj.
   matrix_cl out = opencl::scalar_multiply(g, 0.5);

@@ -63,13 +63,13 @@ inline void cholesky_host(const double* a, int rows, int cols, bool upper, doubl
     auto arrive = [&](int j) {
       main_q.flush();  // what is enqueued runs while this thread waits
       const cl::Event there = up.arrived(j);
-      internal::queue_wait(main_q, {there});
+      opencl::queue_wait(main_q, {there});
       opencl::phase_scope ph("arrival");
       opencl::kernels::copy_columns_checked(cl::NDRange(n, blocks.width(j)), a_dev, w, n,
                                             blocks.first(j), blocks.width(j), flag);
       if (j + 1 == blocks.count()) {
         opencl::queue_scope side(opencl::queue_role::side);
-        internal::queue_wait(side_q, {there});
+        opencl::queue_wait(side_q, {there});
         const int tile = opencl::kernels::check_symmetric.option("SYM_TILE");
         const int tile_rows = opencl::kernels::check_symmetric.option("SYM_ROWS");
         const std::size_t tiles = (n + tile - 1) / tile;
@@ -87,7 +87,7 @@ inline void cholesky_host(const double* a, int rows, int cols, bool upper, doubl
       if (upper) {
         opencl::kernels::upper_columns_of_lower(cl::NDRange(n, blocks.width(k)), u, w, n,
                                                 blocks.first(k), blocks.width(k));
-        ready = internal::queue_marker(main_q);
+        ready = opencl::queue_marker(main_q);
       }
       // The download thread waits for `ready`: submitted before it sees it.
       main_q.flush();

@@ -18,6 +18,7 @@
 #include "../kernels/cholesky_step.hpp"
 #include "../opencl/checks.hpp"
 #include "../opencl/profile.hpp"
+#include "../opencl/queue_order.hpp"
 #include "../opencl/sub_block.hpp"
 #include "gemm.hpp"
 #include "settings.hpp"
@@ -153,38 +154,12 @@ inline void cholesky_panel(matrix_cl& w, int k, int b, const schedule_shape& sh,
   panel_solve(w, k, b, below, work.d_inv, work.t_below, s.gemm);
 }
 
-// Makes `q` wait for `events` (enqueued on any queue of the context).
-inline void queue_wait(cl::CommandQueue& q, const std::vector<cl::Event>& events) {
-  if (events.empty()) return;
-  try {
-    q.enqueueBarrierWithWaitList(&events);
-  } catch (const cl::Error& e) {
-    throw opencl_error("ordering the Cholesky's two queues", e.err());
-  }
-}
-
-// An event that completes when everything enqueued on `q` so far has.
-inline cl::Event queue_marker(cl::CommandQueue& q) {
-  cl::Event e;
-  try {
-    q.enqueueMarkerWithWaitList(nullptr, &e);
-  } catch (const cl::Error& err) {
-    throw opencl_error("marking the Cholesky's queues", err.err());
-  }
-  return e;
-}
-
 // The whole factorisation of w in place (lower triangle), shaped by sh,
-// with look-ahead depth 1 (the classic schedule of LAPACK-style GPU
-// factorisations): the panels are factored on the side queue while the
-// main queue updates the trailing matrix. After panel k is factored, the
-// main queue first updates only the columns of panel k + 1, then the rest
-// of the trailing matrix (on at most max_groups work groups when > 0, so
-// that the panel finds free units); the side queue factors panel k + 1 as
-// soon as its columns are updated, concurrently with the rest of the
-// update (the two touch disjoint columns). Ordering is by markers and
-// barriers between the queues; each queue works on its own alias of w, so
-// that kernel_cl's per-matrix events do not serialise the two. The caller
+// with look-ahead depth 1: panel k + 1 is factored on the side queue once
+// the main queue has updated its columns, while the main queue updates the
+// rest of the trailing matrix (disjoint columns; on at most max_groups
+// work groups when > 0, so that the panel finds free units). Markers and
+// barriers order the queues; each works on its own alias of w. The caller
 // orders w's earlier work before the main queue's and records the main
 // queue's end on w. A matrix of one panel is factored on the main queue.
 inline void cholesky_lookahead(matrix_cl& w, const schedule_shape& sh, const cl::Buffer& flag,
@@ -202,11 +177,11 @@ inline void cholesky_lookahead(matrix_cl& w, const schedule_shape& sh, const cl:
   cl::CommandQueue& side_q = ctx.side_queue();
   matrix_cl panel = w.alias();   // side queue only
   matrix_cl update = w.alias();  // main queue only
-  queue_wait(side_q, {queue_marker(main_q)});  // after w is written
+  opencl::queue_wait(side_q, {opencl::queue_marker(main_q)});  // after w is written
   auto factor = [&](int k) {
     opencl::queue_scope side(opencl::queue_role::side);
     cholesky_panel(panel, k, std::min(nb, n - k), sh, work, flag, s);
-    return queue_marker(side_q);
+    return opencl::queue_marker(side_q);
   };
   cl::Event panel_done = factor(0);
   for (int k = 0; k < n; k += nb) {
@@ -214,38 +189,29 @@ inline void cholesky_lookahead(matrix_cl& w, const schedule_shape& sh, const cl:
     const int b = std::min(nb, n - k);
     const int rest = n - k - b;
     if (rest == 0) break;
-    queue_wait(main_q, {panel_done});
+    opencl::queue_wait(main_q, {panel_done});
     const int next = std::min(nb, rest);
     lower_update(update, k + b, rest, next, k, b, g, "look-ahead update");
-    queue_wait(side_q, {queue_marker(main_q)});
+    opencl::queue_wait(side_q, {opencl::queue_marker(main_q)});
     panel_done = factor(k + b);
     if (rest == next) continue;
     lower_update(update, k + b + next, rest - next, rest - next, k, b, g, "trailing update",
                  sh.max_groups);
   }
-  queue_wait(main_q, {panel_done});
+  opencl::queue_wait(main_q, {panel_done});
 }
 
 // The left-looking order of the same blocked algorithm, for a matrix that
 // arrives by block columns (linalg/cholesky_host.hpp): block column j is
-// first updated by every finished column left of it in one product,
-//   A(j.., j) -= L(j.., 0..j) L(j, 0..j)^T      (lower-only, inner dim. j nb)
-// and then factored (cholesky_panel). It reads no column right of it, so
-// it is factored as soon as it has arrived and is final right after, and
-// the host path copies it back while later columns still arrive (the
-// right-looking loop above needs every column before its third panel; log
-// 2026-11-25-h200-host-chol). One queue, in order.
-//
-// Where the block columns of the matrix come from (block column j: columns
-// j nb .. j nb + nb - 1): a function that enqueues on the main queue what
-// brings block column j into w; called once per block column, in order,
-// before the first command that touches the column.
+// updated by every finished column left of it in one lower-only product,
+//   A(j.., j) -= L(j.., 0..j) L(j, 0..j)^T,
+// then factored (cholesky_panel): it is final as soon as it has arrived,
+// and is copied back while later columns still arrive (log
+// 2026-11-25-h200-host-chol). One queue, in order. `arrive` enqueues on the
+// main queue what brings block column j (columns j nb ..) into w, once per
+// column, in order; `finished` gets block column k and an event after
+// which it is final, and what it enqueues on context::queue() follows it.
 using block_arrival = std::function<void(int)>;
-
-// Called once block column k is enqueued, with an event after which block
-// column k of L is final, while the main queue (the one that factored it)
-// is what context::queue() routes to: what the callback enqueues there
-// follows it.
 using panel_final = std::function<void(int, const cl::Event&)>;
 
 inline void cholesky_left_looking(matrix_cl& w, const schedule_shape& sh, const cl::Buffer& flag,
@@ -262,7 +228,7 @@ inline void cholesky_left_looking(matrix_cl& w, const schedule_shape& sh, const 
     if (arrive) arrive(k / nb);
     if (k > 0) lower_update(w, k, n - k, b, 0, k, g, "left-looking update");
     cholesky_panel(w, k, b, sh, work, flag, s);
-    if (finished) finished(k / nb, queue_marker(main_q));
+    if (finished) finished(k / nb, opencl::queue_marker(main_q));
   }
 }
 

@@ -17,7 +17,6 @@
 #include "../interrupt.hpp"
 #include "../kernels/tri_inverse.hpp"
 #include "../opencl/checks.hpp"
-#include "../opencl/initialize.hpp"
 #include "../opencl/sub_block.hpp"
 #include "../opencl/transpose.hpp"
 #include "cholesky_inverse_cpu.hpp"
@@ -148,17 +147,6 @@ inline void tri_inverse_in_place(matrix_cl& w, const linalg_settings& tune,
 }
 
 }  // namespace internal
-
-/** The inverse of the lower triangle of the n x n block of `l` at (o, o),
- *  computed without checks (the caller knows the diagonal is non-zero),
- *  with settings `tune` (by default the selected device's). */
-inline matrix_cl tri_inverse_block(const matrix_cl& l, int o, int n,
-                                   const linalg_settings& tune = tuned_settings()) {
-  matrix_cl w = opencl::zeros(n, n);
-  if (n > 0) opencl::sub_block(w, l, o, o, 0, 0, n, n, matrix_view::lower);
-  internal::tri_inverse_in_place(w, tune);
-  return w;
-}
 
 /** L^{-1} of a triangular device matrix (its lower triangle, or with
  *  `upper` its upper triangle, inverted through the transpose), with
