@@ -62,7 +62,10 @@ gpu_chol <- function(x, upper = FALSE,
 #' symmetric matrix `G`: for every symmetric direction `V`, the directional
 #' derivative of `f(chol(A))` is `sum(G * V)`. It runs the blocked algorithm
 #' of Murray (2016) as in Cesnovar et al. (2020, section 3.3.2), on the
-#' device or with Eigen on the CPU.
+#' device or with Eigen on the CPU. On the device it follows the schedule of
+#' [gpu_chol()] backwards: each diagonal block's small products (and the
+#' next block's inverse) run on one queue while the large updates of the
+#' columns left of it run on another.
 #'
 #' @param L The lower-triangular Cholesky factor (a numeric matrix or a
 #'   [gpu_matrix()]); only its lower triangle is used.
