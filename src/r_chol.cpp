@@ -119,6 +119,7 @@ la::linalg_settings tuned_by(const Rcpp::IntegerVector& values) {
       {"step_base", &s.cholesky.step_base},
       {"trailing_reserve", &s.cholesky.trailing_reserve},
       {"grad_block", &s.cholesky.grad_block},
+      {"grad_block_large", &s.cholesky.grad_block_large},
       {"gemm_narrow_cols", &s.gemm.narrow_cols},
       {"gemm_small_below_pct", &s.gemm.small_below_pct}};
   Rcpp::CharacterVector names =
@@ -143,7 +144,8 @@ la::linalg_settings tuned_by(const Rcpp::IntegerVector& values) {
 // large_from, host_block, step_cols, step_threads, step_base,
 // trailing_reserve, gemm_narrow_cols, gemm_small_below_pct) from host
 // memory (`host`, gpu_chol()'s path for a matrix) or from a device copy
-// (its path for a gpu_matrix); and the device gradient (grad_block).
+// (its path for a gpu_matrix); and the device gradient (grad_block,
+// grad_block_large from large_from rows).
 // [[Rcpp::export(.cpp_chol_tuned)]]
 Rcpp::NumericMatrix cpp_chol_tuned(Rcpp::NumericMatrix x, Rcpp::IntegerVector values,
                                    bool upper, bool host) {

@@ -25,7 +25,8 @@
 //          compiler builds them) --narrow-cols C --narrow-tm 64|128
 //          --outer-block NB --outer-block-large NB --large-from N
 //          --host-block NB (block columns of the streamed host path)
-//          --step-cols B --step-threads T --step-base S --trailing-reserve U --grad-block G
+//          --step-cols B --step-threads T --step-base S --trailing-reserve U
+//          --grad-block G --grad-block-large G
 //          --diag-block D
 //          --pinned-chunk-kb K --pinned-threads T (pinned staging copies)
 //          --huge-pages 0|1 (advise the arrays copied back onto huge pages)
@@ -83,6 +84,7 @@ int main(int argc, char** argv) {
       else if (a == "--step-base") s.cholesky.step_base = std::max(1, next());
       else if (a == "--trailing-reserve") s.cholesky.trailing_reserve = std::max(0, next());
       else if (a == "--grad-block") s.cholesky.grad_block = std::max(1, next());
+      else if (a == "--grad-block-large") s.cholesky.grad_block_large = std::max(1, next());
       else if (a == "--diag-block") s.diag_block = next();
       else if (a == "--pinned-chunk-kb") pinned.chunk_bytes = std::size_t(std::max(1, next())) << 10;
       else if (a == "--pinned-threads") pinned.threads = next();

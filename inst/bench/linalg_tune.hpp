@@ -117,13 +117,14 @@ inline std::string flags_of(const la::linalg_settings& s) {
                 "--large-tiles %d,%d,%d,%d,%d --small-below %d --narrow-cols %d "
                 "--narrow-tm %d --mma %d --outer-block %d --outer-block-large %d --large-from %d "
                 "--step-cols %d --step-threads %d --step-base %d --trailing-reserve %d --grad-block %d "
-                "--diag-block %d --host-block %d",
+                "--grad-block-large %d --diag-block %d --host-block %d",
                 t.tm, t.tn, t.tk, t.wptm, t.wptn,
                 s.gemm.small_below_pct, s.gemm.narrow_cols, s.gemm.narrow.tm,
                 s.gemm.tensor_cores ? 1 : 0, s.cholesky.outer_block,
                 s.cholesky.outer_block_large, s.cholesky.large_from, s.cholesky.step_cols,
                 s.cholesky.step_threads, s.cholesky.step_base, s.cholesky.trailing_reserve,
-                s.cholesky.grad_block, s.diag_block, s.cholesky.host_block);
+                s.cholesky.grad_block, s.cholesky.grad_block_large, s.diag_block,
+                s.cholesky.host_block);
   return buf;
 }
 

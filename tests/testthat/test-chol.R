@@ -229,7 +229,8 @@ test_that("gpu_chol_grad matches closed forms", {
 # small n, through the internal hook .cpp_chol_grad_tuned(L, L_adj,
 # settings): blocks of 7, 40 and 64 rows, so that 150 rows take 22, 4 and 3
 # blocks with a ragged first one (both parities of the work matrices
-# reused), one block of all rows, and the default.
+# reused), one block of all rows, the large matrices' block size (from
+# large_from rows), and the default.
 test_that("the device gradient equals the closed form at every block size", {
   skip_if_no_device()
   l <- t(chol(random_spd(150)))
@@ -239,6 +240,8 @@ test_that("the device gradient equals the closed form at every block size", {
     got <- clbayes:::.cpp_chol_grad_tuned(l, w, c(grad_block = b))
     expect_lt(rel_err(got, g), 1e-10, label = paste("blocks of", b))
   }
+  large <- c(large_from = 100L, grad_block = 7L, grad_block_large = 40L)
+  expect_lt(rel_err(clbayes:::.cpp_chol_grad_tuned(l, w, large), g), 1e-10)
   expect_lt(rel_err(clbayes:::.cpp_chol_grad_tuned(l, w, integer()), g), 1e-10)
 })
 

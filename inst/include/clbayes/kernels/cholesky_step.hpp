@@ -2,18 +2,17 @@
 #define CLBAYES_KERNELS_CHOLESKY_STEP_HPP
 
 // One step of the left-looking factorisation of a base of the Cholesky's
-// panel (linalg/cholesky_panel.hpp), for the ib columns at c of a base
-// that starts at column k, in one launch:
+// panel (linalg/cholesky_panel.hpp; stan-opencl.txt, section 3.3.1), for
+// the ib columns at c of a base that starts at column k, in one launch:
 //   update  A(c.., c) -= L(c.., k..c) L(c, k..c)^T    every work group
 //   leaf    L_cc and L_cc^{-1}                         group 0
 //   solve   L(r, c) = A(r, c) L_cc^{-T}                groups 1.., once
 //                                                      group 0 publishes
-// One launch where the right-looking recursion spent three: on NVIDIA's
-// OpenCL each costs about 5.5 us however little it computes, and the
-// leaves are the serial chain (stan-opencl.txt, section 3.3.1; RESULTS.md,
-// "Issue 19 at a glance"). Groups wait only for group 0, which starts
-// first (groups start in index order: the assumption of single-pass scans
-// with decoupled look-back) and waits for no one.
+// One launch where the right-looking recursion spent three (on NVIDIA's
+// OpenCL each costs about 5.5 us; the leaves are the serial chain: log
+// 2026-11-27-h100-leaf). Groups wait only for group 0, which starts first
+// (groups start in index order: the assumption of single-pass scans with
+// decoupled look-back) and waits for no one.
 // Leaf: symmetric Gaussian elimination without square roots, one barrier
 // per column, each item owning a strided set of the columns of one row;
 // then each column scaled by 1 / sqrt of its pivot.

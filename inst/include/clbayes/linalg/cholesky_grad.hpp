@@ -156,7 +156,9 @@ inline matrix_cl cholesky_grad(const matrix_cl& l_in, const matrix_cl& l_adj,
   if (n > 0) {
     opencl::context& ctx = opencl::context::instance();
     cl::CommandQueue &main_q = ctx.main_queue(), &side_q = ctx.side_queue();
-    const int bs = std::min(n, std::max(1, tune.cholesky.grad_block));
+    const cholesky_settings& cs = tune.cholesky;
+    const int block = n >= cs.large_from ? cs.grad_block_large : cs.grad_block;
+    const int bs = std::min(n, std::max(1, block));
     const int r = n - (n - 1) / bs * bs;  // rows of the first block
     internal::grad_work work(n, bs, r);
     const gemm_options plain(tune.gemm);

@@ -78,9 +78,10 @@ struct cholesky_settings {
    *  the step kernel, H100, logs 2026-11-27-h100-step and -step-tries: 16
    *  against 8 faster or equal in 7 of 8 A/Bs, 0 slower by 1.1x). */
   int trailing_reserve = 16;
-  /** Rows per diagonal block of the blocked gradient (H200 sweep at n =
-   *  8192, logs/history.md, H200 runs of 2026-11-24). */
+  /** Rows per diagonal block of the blocked gradient, and for matrices of
+   *  at least large_from rows (H100, log 2026-11-27-h100-gradient). */
   int grad_block = 1024;
+  int grad_block_large = 2048;
 };
 
 struct linalg_settings {
