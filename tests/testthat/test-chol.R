@@ -167,11 +167,17 @@ fd_directional <- function(a, w, v, h = 1e-6) {
   (f(a + h * v) - f(a - h * v)) / (2 * h)
 }
 
-check_grad_fd <- function(n, backend, directions = 3) {
-  a <- random_spd(n, seed = n + 1)
-  set.seed(n + 2)
+# A random lower-triangular n x n matrix (an adjoint of L), from `seed`.
+lower_random <- function(n, seed) {
+  set.seed(seed)
   w <- matrix(rnorm(n * n), n)
   w[upper.tri(w)] <- 0
+  w
+}
+
+check_grad_fd <- function(n, backend, directions = 3) {
+  a <- random_spd(n, seed = n + 1)
+  w <- lower_random(n, seed = n + 2)
   g <- gpu_chol_grad(t(chol(a)), w, backend = backend)
   expect_equal(g, t(g), tolerance = 1e-12)
   for (d in seq_len(directions)) {
@@ -194,13 +200,6 @@ chol_grad_closed_form <- function(l, w) {
   diag(p) <- diag(p) / 2
   li <- solve(l)
   t(li) %*% ((p + t(p)) / 2) %*% li
-}
-
-lower_random <- function(n, seed) {
-  set.seed(seed)
-  w <- matrix(rnorm(n * n), n)
-  w[upper.tri(w)] <- 0
-  w
 }
 
 test_that("gpu_chol_grad matches closed forms", {
