@@ -6,10 +6,10 @@
 //   ./kernel_report glm_batch_mma FAMILY=1 WARPS=8 KS=13 MG=7 MMA=1 [-cl-nv-maxrregcount=128]
 //   ./kernel_report gemm TM=128 TN=128 TK=8 WPTM=8 WPTN=8 TRANS_A=0 TRANS_B=0
 //       PERSISTENT=0 FAST_INTERIOR=1 MMA=1 --ptx gemm.ptx
-//   ./kernel_report cholesky_step CHOLESKY_BLOCK=32 LEAF_T=32 STEP_BASE=128 NV_PTX=1
+//   ./kernel_report cholesky_base CHOLESKY_BLOCK=32 LEAF_T=32 STEP_BASE=128 NV_PTX=1
 // Other platforms print their own build log (often empty).
 
-#include <clbayes/kernels/cholesky_step.hpp>
+#include <clbayes/kernels/cholesky_base.hpp>
 #include <clbayes/kernels/gemm.hpp>
 #include <clbayes/kernels/glm_batch_mma.hpp>
 
@@ -20,7 +20,7 @@
 int main(int argc, char** argv) {
   if (argc < 2) {
     std::fprintf(stderr,
-                 "usage: %s glm_batch_mma|gemm|cholesky_step [NAME=VALUE ...] [-option ...] "
+                 "usage: %s glm_batch_mma|gemm|cholesky_base [NAME=VALUE ...] [-option ...] "
                  "[--ptx FILE]\n",
                  argv[0]);
     return 2;
@@ -30,7 +30,7 @@ int main(int argc, char** argv) {
   const char* source = nullptr;
   if (name == "glm_batch_mma") source = k::glm_batch_mma_program();
   if (name == "gemm") source = k::gemm_source;
-  if (name == "cholesky_step") source = k::cholesky_step_source;
+  if (name == "cholesky_base") source = k::cholesky_base_source;
   if (source == nullptr) {
     std::fprintf(stderr, "unknown kernel %s\n", name.c_str());
     return 2;

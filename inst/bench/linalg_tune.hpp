@@ -141,7 +141,7 @@ void print_queue_gaps(const std::vector<cl_ops::launch_record>& rec) {
     if (r.event() == nullptr) continue;
     const span x{r.event.getProfilingInfo<CL_PROFILING_COMMAND_START>() * 1e-6,
                  r.event.getProfilingInfo<CL_PROFILING_COMMAND_END>() * 1e-6};
-    const bool on_side = r.phase == std::string("step") || r.phase == std::string("panel solve") ||
+    const bool on_side = r.phase == std::string("base") || r.phase == std::string("panel solve") ||
                          r.phase == std::string("panel update") ||
                          r.phase == std::string("panel inverse");
     (on_side ? side : main).push_back(x);
@@ -176,7 +176,7 @@ void print_queue_gaps(const std::vector<cl_ops::launch_record>& rec) {
     std::printf("| %s | %zu | %.2f | %.2f | %.1f | %.2f |\n", name, q.size(), busy, idle,
                 median * 1e3, both);
   };
-  row("side (step, panel solve, update, inverse)", side, main);
+  row("side (base, panel solve, update, inverse)", side, main);
   row("main (look-ahead, trailing update)", main, side);
   std::printf("\n");
 }

@@ -5,8 +5,7 @@
 // stan-opencl.txt, section 3.3.1, as a right-looking loop over panels of
 // nb columns with look-ahead depth 1. For each panel at k:
 //   its nb x nb diagonal block by halves (factor_by_halves), the right half
-//     -= L_left L_left^T, down to bases factored left-looking by one launch
-//     per ib columns (kernels/cholesky_step.hpp)
+//     -= L_left L_left^T, down to bases of one launch (kernels/cholesky_base.hpp)
 //   L_kk^{-1}          = the batched triangular inverse (linalg/tri_inverse.hpp)
 //   L_below            = A_below L_kk^{-T}         (one product, all rows below)
 //   A22 -= L21 L21^T                               (lower-only products, k = nb)
@@ -15,7 +14,7 @@
 // small launches in a panel hides behind the large products.
 
 #include "../interrupt.hpp"
-#include "../kernels/cholesky_step.hpp"
+#include "../kernels/cholesky_base.hpp"
 #include "../opencl/checks.hpp"
 #include "../opencl/profile.hpp"
 #include "../opencl/queue_order.hpp"
@@ -34,18 +33,6 @@
 namespace clbayes {
 namespace linalg {
 namespace internal {
-
-// L_below = A_below L_kk^{-T} for the b columns at k, into the scratch t
-// and copied back: the product's work groups read rows that others write.
-inline void panel_solve(matrix_cl& w, int k, int b, int below, const matrix_cl& inv,
-                        matrix_cl& t, const gemm_settings& g) {
-  opencl::phase_scope ph("panel solve");
-  gemm_options opt(g);
-  opt.splits = 1;
-  linalg::gemm(t, 0, 0, 0, gemm_block{&w, k + b, k},
-               gemm_block{&inv, 0, 0, true, matrix_view::lower}, below, b, b, opt);
-  opencl::sub_block(w, t, 0, 0, k + b, k, below, b);
-}
 
 // w(r0 .. r0 + rows, r0 .. r0 + cols) -= L L(0 .. cols, :)^T on and below
 // the diagonal, where L = w(r0 .. r0 + rows, k .. k + b): one lower-only
@@ -66,7 +53,7 @@ inline void lower_update(matrix_cl& w, int r0, int rows, int cols, int k, int b,
 // The schedule's shape for an n x n matrix: leaves (steps) of ib columns,
 // bases of `base` columns (a multiple of ib), panels of nb columns, the
 // trailing updates on at most max_groups work groups (0: all). Builds the
-// step kernel for the settings.
+// base kernel for the settings.
 struct schedule_shape {
   int ib, base, nb, max_groups;
 };
@@ -76,11 +63,11 @@ inline schedule_shape shape_for(const cholesky_settings& cs, int n, int outer_bl
   schedule_shape sh;
   sh.ib = std::min(cs.step_cols, static_cast<int>(info.max_work_group_size) / cs.step_threads);
   sh.base = std::max(sh.ib, cs.step_base / sh.ib * sh.ib);
-  auto& step = opencl::kernels::cholesky_step;
-  step.set_option("CHOLESKY_BLOCK", sh.ib);
-  step.set_option("LEAF_T", cs.step_threads);
-  step.set_option("STEP_BASE", sh.base);
-  step.set_option("NV_PTX", info.nv_compute_capability > 0 ? 1 : 0);
+  auto& kernel = opencl::kernels::cholesky_base;
+  kernel.set_option("CHOLESKY_BLOCK", sh.ib);
+  kernel.set_option("LEAF_T", cs.step_threads);
+  kernel.set_option("STEP_BASE", sh.base);
+  kernel.set_option("NV_PTX", info.nv_compute_capability > 0 ? 1 : 0);
   const int outer = outer_block > 0 ? outer_block
                     : cs.outer_block_large > 0 && n >= cs.large_from ? cs.outer_block_large
                                                                      : cs.outer_block;
@@ -91,16 +78,16 @@ inline schedule_shape shape_for(const cholesky_settings& cs, int n, int outer_bl
   return sh;
 }
 
-// Work matrices of an n x n factorisation with panels of nb columns and
-// steps of ib: inv and sync (cholesky_step's L_cc^{-1} and the word its
-// groups wait on, zero for each factorisation), and t_below, d_inv and
-// levels for a panel's rows below its diagonal block (such a panel is nb
-// wide). Made once: a buffer released between launches makes NVIDIA's
+// Work matrices of an n x n factorisation (panels of nb, bases of `base`,
+// steps of ib): inv and sync (cholesky_base's L_cc^{-1} per step and the
+// word its groups wait on, zero for each factorisation), and t_below, d_inv
+// and levels for a panel's rows below its diagonal block (an nb-wide
+// panel). Made once: a buffer released between launches makes NVIDIA's
 // OpenCL wait for the queues (H200, 2026-11-25: 18.29 / 67.94 ms at 8192 /
 // 16384 with the inverse's made per panel, 13.91 / 55.90 made once).
 struct panel_work {
-  panel_work(int n, int nb, int ib)
-      : inv(ib, ib),
+  panel_work(int n, int nb, int ib, int base)
+      : inv(ib, base),
         t_below(n > nb ? n - nb : 1, n > nb ? nb : 1),  // one panel: no rows below
         d_inv(n > nb ? nb : 1, n > nb ? nb : 1) {}
   matrix_cl inv, t_below, d_inv;
@@ -111,8 +98,7 @@ struct panel_work {
 // Factor the columns [k, k + b) of w on its rows k .. rows - 1 by halves
 // (the left half, then the right half updated with inner dimension b / 2,
 // then the right half) down to bases of at most `base` columns, each
-// factored by one cholesky_step launch per ib columns (the kernel built by
-// linalg::cholesky for its settings).
+// factored by one cholesky_base launch (the kernel shape_for built).
 inline void factor_by_halves(matrix_cl& w, int k, int b, int rows, int base, int ib,
                              panel_work& work, const cl::Buffer& flag, const gemm_settings& g) {
   if (b > base) {
@@ -122,15 +108,11 @@ inline void factor_by_halves(matrix_cl& w, int k, int b, int rows, int base, int
     factor_by_halves(w, k + h, b - h, rows, base, ib, work, flag, g);
     return;
   }
-  opencl::phase_scope ph("step");
-  auto& step = opencl::kernels::cholesky_step;
-  const int lt = step.option("LEAF_T");
-  for (int c = k; c < k + b; c += ib) {
-    const int wc = std::min(ib, k + b - c);
-    const int groups = 1 + (rows - c - wc + ib - 1) / ib;  // the diagonal block, ib rows each
-    step(cl::NDRange(groups * ib, lt), cl::NDRange(ib, lt), w, w.rows(), k, c, wc, rows, work.inv,
+  opencl::phase_scope ph("base");
+  auto& kernel = opencl::kernels::cholesky_base;
+  const int groups = (rows - k + ib - 1) / ib, lt = kernel.option("LEAF_T");  // ib rows each
+  kernel(cl::NDRange(groups * ib, lt), cl::NDRange(ib, lt), w, w.rows(), k, b, rows, work.inv,
          work.inv.rows(), flag, work.sync);
-  }
 }
 
 // Factor the columns [k, k + b) of the n x n w (rows k .. n): the b x b
@@ -151,7 +133,14 @@ inline void cholesky_panel(matrix_cl& w, int k, int b, const schedule_shape& sh,
     opencl::sub_block(work.d_inv, w, k, k, 0, 0, b, b, matrix_view::lower);
     tri_inverse_in_place(work.d_inv, s, &work.levels);
   }
-  panel_solve(w, k, b, below, work.d_inv, work.t_below, s.gemm);
+  // L_below into the scratch t_below, then copied back: the product's work
+  // groups read rows that others write
+  opencl::phase_scope ph("panel solve");
+  gemm_options opt(s.gemm);
+  opt.splits = 1;
+  linalg::gemm(work.t_below, 0, 0, 0, gemm_block{&w, k + b, k},
+               gemm_block{&work.d_inv, 0, 0, true, matrix_view::lower}, below, b, b, opt);
+  opencl::sub_block(w, work.t_below, 0, 0, k + b, k, below, b);
 }
 
 // The whole factorisation of w in place (lower triangle), shaped by sh,
@@ -169,7 +158,7 @@ inline void cholesky_lookahead(matrix_cl& w, const schedule_shape& sh, const cl:
   const gemm_settings& g = s.gemm;
   const int n = w.rows();
   cl::CommandQueue& main_q = ctx.main_queue();
-  panel_work work(n, std::min(nb, n), sh.ib);
+  panel_work work(n, std::min(nb, n), sh.ib, sh.base);
   if (n <= nb) {
     cholesky_panel(w, 0, n, sh, work, flag, s);
     return;
@@ -221,7 +210,7 @@ inline void cholesky_left_looking(matrix_cl& w, const schedule_shape& sh, const 
   const gemm_settings& g = s.gemm;
   const int n = w.rows();
   const int nb = sh.nb;
-  panel_work work(n, std::min(nb, n), sh.ib);
+  panel_work work(n, std::min(nb, n), sh.ib, sh.base);
   for (int k = 0; k < n; k += nb) {
     check_interrupt();
     const int b = std::min(nb, n - k);

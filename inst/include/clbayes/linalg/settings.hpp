@@ -62,14 +62,13 @@ struct cholesky_settings {
    *  (linalg/cholesky_host.hpp, left-looking), at every size (H200, log
    *  2026-11-25-h200-host-chol: 1024 against 512 and 2048). */
   int host_block = 1024;
-  /** The step kernel (kernels/cholesky_step.hpp): columns of a step, the
+  /** The base kernel (kernels/cholesky_base.hpp): columns of a step, the
    *  leaf (CHOLESKY_BLOCK, at most the work-group limit / step_threads),
-   *  and work items per row (LEAF_T) ... */
+   *  work items per row (LEAF_T), and columns of a base (a multiple of
+   *  step_cols), factored left-looking by one launch: the longer the
+   *  base, the longer each step's update, and the fewer launches. */
   int step_cols = 32;
   int step_threads = 32;
-  /** ... and the columns of a base (a multiple of step_cols), which is
-   *  factored left-looking by one step launch per leaf: the longer the
-   *  base, the longer each step's update, and the fewer launches. */
   int step_base = 128;
   /** > 0: the trailing updates run on at most (compute units -
    *  trailing_reserve) work groups, so that the panel on the side queue

@@ -100,18 +100,13 @@ inline void neg_rect_lower_tri_multiply(matrix_cl& w, const matrix_cl& temp, int
   linalg::gemm(w, o + s, o, step, t, c1, s2, s, s, opt);
 }
 
-}  // namespace internal
-
-namespace internal {
-
 // The lower triangle of the n x n w replaced by its inverse, without
 // checks; view lower. Nothing above the diagonal is read (zeros there stay
-// zeros, and the Cholesky's panels pass a block that is not cleared above
-// it). `levels`, when given, holds the
-// work matrices of the joining levels for this n: made on the first call,
-// reused by the next ones (the Cholesky inverts many blocks of one size
-// while another queue runs, and NVIDIA's OpenCL waits for the queues when
-// a buffer is released between launches).
+// zeros, and the Cholesky's panels pass a block not cleared above it).
+// `levels`, when given, holds the work matrices of the joining levels for
+// this n: made on the first call, reused by the next ones (the Cholesky
+// inverts many blocks of one size while another queue runs, and NVIDIA's
+// OpenCL waits for the queues when a buffer is released between launches).
 inline void tri_inverse_in_place(matrix_cl& w, const linalg_settings& tune,
                                  std::vector<matrix_cl>* levels = nullptr) {
   const int n = w.rows();
