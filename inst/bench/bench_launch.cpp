@@ -7,7 +7,12 @@
 // launch's END and the next one's START, medians. Then the same with
 // three buffer arguments, and for a chain whose launches each read the
 // 64 KB the one before wrote, on one and on 16 work groups; and whether
-// the device offers command buffers (cl_khr_command_buffer).
+// the device offers command buffers (cl_khr_command_buffer). Last, the
+// cost of ordering two in-order queues by a marker on one and a barrier
+// on the other (the Cholesky's look-ahead does this twice per panel):
+// a chain of launches that alternate between the queues, against the same
+// chain on one queue; and how long the host spends in the barrier call
+// while the marker's queue is busy.
 //   bench_launch [N]        (default 2000)
 
 #include <clbayes/opencl/context.hpp>
@@ -35,6 +40,12 @@ __kernel void touch_local(__global double* x, int n) {
 // three buffers, as the leaf and the GEMM take
 __kernel void touch3(__global double* x, __global double* y, __global double* z, int n) {
   if (get_global_id(0) == 0 && n < 0) x[0] = y[0] + z[0];
+}
+// about n microseconds of one work item's dependent FMAs (n < 0 never)
+__kernel void busy(__global double* x, int n) {
+  double v = x[1];
+  for (int i = 0; i < n * 400; ++i) v = fma(v, 0.999999, 1e-9);
+  if (get_global_id(0) == 0 && n < 0) x[0] = v;
 }
 // dst = src + 1 over n doubles: a launch reads what the one before wrote
 // (the launches alternate the two buffers), as the panel's chain does
@@ -132,6 +143,60 @@ int main(int argc, char** argv) {
     zy.setArg(2, chain_n);
     for (std::size_t groups : {std::size_t(1), std::size_t(16)})
       row("chain (reads the last launch's 64 KB)", yz, zy, groups, g);
+    // Two queues, each launch waiting for the one before on the other queue.
+    cl::Kernel t1(prog, "touch");
+    t1.setArg(0, x);
+    t1.setArg(1, 1);
+    cl::CommandQueue qa(ctx, dev), qb(ctx, dev);
+    auto hop_chain = [&](bool two, int m) {
+      cl::CommandQueue* q[2] = {&qa, two ? &qb : &qa};
+      const auto t0 = std::chrono::steady_clock::now();
+      for (int i = 0; i < m; ++i) {
+        cl::CommandQueue& from = *q[i % 2];
+        cl::CommandQueue& to = *q[(i + 1) % 2];
+        from.enqueueNDRangeKernel(t1, cl::NullRange, cl::NDRange(32), cl::NDRange(32));
+        cl::Event e;
+        from.enqueueMarkerWithWaitList(nullptr, &e);
+        std::vector<cl::Event> w{e};
+        to.enqueueBarrierWithWaitList(&w);
+        from.flush();
+      }
+      const double enq =
+          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+      qa.finish();
+      qb.finish();
+      const double all =
+          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+      return std::make_pair(enq / m, all / m);
+    };
+    hop_chain(true, 50);
+    const int m = std::max(10, n / 4);
+    std::printf("\n| chain of %d launches, each with a marker and a barrier | host enqueue per launch (us) "
+                "| wall per launch (us) |\n|---|---|---|\n", m);
+    for (bool two : {false, true}) {
+      const auto r = hop_chain(two, m);
+      std::printf("| %s | %.2f | %.2f |\n", two ? "alternating two queues" : "one queue", r.first,
+                  r.second);
+    }
+    // The barrier call on queue b while queue a runs about 20 ms of work.
+    cl::Kernel busy(prog, "busy");
+    busy.setArg(0, y);
+    busy.setArg(1, 20000);
+    qa.enqueueNDRangeKernel(busy, cl::NullRange, cl::NDRange(1), cl::NDRange(1));
+    cl::Event e;
+    qa.enqueueMarkerWithWaitList(nullptr, &e);
+    qa.flush();
+    std::vector<cl::Event> w{e};
+    const auto t0 = std::chrono::steady_clock::now();
+    qb.enqueueBarrierWithWaitList(&w);
+    qb.enqueueNDRangeKernel(t1, cl::NullRange, cl::NDRange(32), cl::NDRange(32));
+    const double call =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    qb.finish();
+    const double all =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    std::printf("\nbarrier + launch on queue b behind 20 ms on queue a: %.3f ms in the calls, %.3f ms "
+                "to finish\n", call, all);
   } catch (const cl::Error& e) {
     std::fprintf(stderr, "bench_launch: %s (%d)\n", e.what(), e.err());
     return 1;
