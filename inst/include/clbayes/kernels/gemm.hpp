@@ -256,8 +256,6 @@ void gemm(__global double* C, __global const double* A,
   __local double2 b_tile[2][TK][SB / 2];
 #endif
   const int tid = get_local_id(1) * RTSM + get_local_id(0);
-  const int tx = get_local_id(0);
-  const int ty = get_local_id(1);
   const int z = get_global_id(2);
   const int item = z / splits;
   const int split = z % splits;
@@ -409,6 +407,7 @@ void gemm(__global double* C, __global const double* A,
     }
     mbar_arrive(&empty[buf]);
 #else
+    const int tx = get_local_id(0), ty = get_local_id(1);
 #pragma unroll
     for (int kk = 0; kk < TK; ++kk) {
       double2 a_reg[WPTM / 2];
@@ -467,6 +466,7 @@ void gemm(__global double* C, __global const double* A,
         }
       }
 #else
+  const int tx = get_local_id(0), ty = get_local_id(1);
 #pragma unroll
   for (int wn = 0; wn < WPTN; ++wn) {
     const int j = j0 + 2 * (ty + (wn / 2) * RTSN) + (wn & 1);
