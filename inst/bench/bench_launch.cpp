@@ -9,10 +9,11 @@
 // 64 KB the one before wrote, on one and on 16 work groups; and whether
 // the device offers command buffers (cl_khr_command_buffer). Last, the
 // cost of ordering two in-order queues by a marker on one and a barrier
-// on the other (the Cholesky's look-ahead does this twice per panel):
-// a chain of launches that alternate between the queues, against the same
-// chain on one queue; and how long the host spends in the barrier call
-// while the marker's queue is busy.
+// on the other (the Cholesky's look-ahead does this twice per panel), a
+// flush, or an event in a launch's wait list: chains of launches that
+// alternate between the queues, against the same chains on one queue; and
+// how long the host spends in the barrier call while the marker's queue
+// is busy.
 //   bench_launch [N]        (default 2000)
 
 #include <clbayes/opencl/context.hpp>
@@ -148,18 +149,27 @@ int main(int argc, char** argv) {
     t1.setArg(0, x);
     t1.setArg(1, 1);
     cl::CommandQueue qa(ctx, dev), qb(ctx, dev);
-    auto hop_chain = [&](bool two, int m) {
+    // How launch i + 1 is ordered after launch i: by a marker alone (one
+    // queue only), a marker and a barrier, the same and a flush, or the
+    // event of launch i in its wait list.
+    enum class order { marker, barrier, barrier_flush, wait_list };
+    auto hop_chain = [&](bool two, order how, int m) {
       cl::CommandQueue* q[2] = {&qa, two ? &qb : &qa};
+      cl::Event last;
       const auto t0 = std::chrono::steady_clock::now();
       for (int i = 0; i < m; ++i) {
         cl::CommandQueue& from = *q[i % 2];
         cl::CommandQueue& to = *q[(i + 1) % 2];
-        from.enqueueNDRangeKernel(t1, cl::NullRange, cl::NDRange(32), cl::NDRange(32));
+        std::vector<cl::Event> after;
+        if (how == order::wait_list && i > 0) after.push_back(last);
+        from.enqueueNDRangeKernel(t1, cl::NullRange, cl::NDRange(32), cl::NDRange(32),
+                                  after.empty() ? nullptr : &after, &last);
+        if (how == order::wait_list) continue;
         cl::Event e;
         from.enqueueMarkerWithWaitList(nullptr, &e);
         std::vector<cl::Event> w{e};
-        to.enqueueBarrierWithWaitList(&w);
-        from.flush();
+        if (how != order::marker) to.enqueueBarrierWithWaitList(&w);
+        if (how == order::barrier_flush) from.flush();
       }
       const double enq =
           std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
@@ -169,15 +179,24 @@ int main(int argc, char** argv) {
           std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
       return std::make_pair(enq / m, all / m);
     };
-    hop_chain(true, 50);
+    hop_chain(true, order::barrier_flush, 50);
     const int m = std::max(10, n / 4);
-    std::printf("\n| chain of %d launches, each with a marker and a barrier | host enqueue per launch (us) "
-                "| wall per launch (us) |\n|---|---|---|\n", m);
-    for (bool two : {false, true}) {
-      const auto r = hop_chain(two, m);
-      std::printf("| %s | %.2f | %.2f |\n", two ? "alternating two queues" : "one queue", r.first,
-                  r.second);
-    }
+    std::printf("\n| chain of %d launches, each ordered after the one before by | queues | host "
+                "enqueue per launch (us) | wall per launch (us) |\n|---|---|---|---|\n", m);
+    const struct {
+      order how;
+      const char* name;
+    } orders[] = {{order::marker, "a marker"},
+                  {order::barrier, "a marker and a barrier"},
+                  {order::barrier_flush, "a marker, a barrier and a flush"},
+                  {order::wait_list, "its event in the wait list"}};
+    for (const auto& o : orders)
+      for (bool two : {false, true}) {
+        if (two && o.how == order::marker) continue;  // a marker alone orders nothing across
+        const auto r = hop_chain(two, o.how, m);
+        std::printf("| %s | %s | %.2f | %.2f |\n", o.name, two ? "two, alternating" : "one",
+                    r.first, r.second);
+      }
     // The barrier call on queue b while queue a runs about 20 ms of work.
     cl::Kernel busy(prog, "busy");
     busy.setArg(0, y);
