@@ -115,20 +115,20 @@ void cholesky_cases(const la::linalg_settings& s, const char* setting) {
     Eigen::MatrixXd ref = a.llt().matrixL();
     std::snprintf(buf, sizeof buf, "%s: Cholesky n = %d against Eigen", setting, n);
     report(buf, rel_err(l, ref));
+    if (n != 3000) continue;
+    // The same matrix, not positive definite from pivot 2001 (a base's
+    // third step, in a panel with rows below): the error names it, and no
+    // group waits forever.
+    a(2000, 2000) = -1e6;
+    std::string msg = "no error";
+    try {
+      la::cholesky(upload(a), s);
+    } catch (const std::exception& e) {
+      msg = e.what();
+    }
+    std::snprintf(buf, sizeof buf, "%s: Cholesky n = 3000, pivot 2001 named", setting);
+    report(buf, msg.find("(pivot 2001)") != std::string::npos ? 0.0 : 1.0);
   }
-  // Not positive definite from pivot 2001 (a base's third step, in a panel
-  // with rows below): the error names it, and no group waits forever.
-  Eigen::MatrixXd x = random_matrix(3000, 3000, 9);
-  Eigen::MatrixXd a = x * x.transpose() + 3000 * Eigen::MatrixXd::Identity(3000, 3000);
-  a(2000, 2000) = -1e6;
-  std::string msg = "no error";
-  try {
-    la::cholesky(upload(a), s);
-  } catch (const std::exception& e) {
-    msg = e.what();
-  }
-  std::snprintf(buf, sizeof buf, "%s: Cholesky n = 3000, pivot 2001 named", setting);
-  report(buf, msg.find("(pivot 2001)") != std::string::npos ? 0.0 : 1.0);
 }
 
 // The streamed host path (linalg/cholesky_host.hpp) from pageable and from
