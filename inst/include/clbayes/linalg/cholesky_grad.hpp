@@ -111,11 +111,14 @@ namespace internal {
 // block's parity: block i + 1's are written while block i's are read (one
 // block needs only d_first and s[0]).
 struct grad_work {
+  grad_work(int n, int bs, int r) : grad_work(n, bs, r, n > bs ? bs : 1) {}
+  matrix_cl c_adj, m, p, d_first, d_inv[2], s[2];
+  std::vector<matrix_cl> levels, levels_first;  // tri_inverse_in_place's
+
+ private:
   grad_work(int n, int bs, int r, int e)  // e: bs with two blocks or more, else 1
       : c_adj(std::max(1, n - r), bs), m(bs, bs), p(bs, bs), d_first(r, r),
         d_inv{matrix_cl(e, e), matrix_cl(e, e)}, s{matrix_cl(bs, bs), matrix_cl(e, e)} {}
-  matrix_cl c_adj, m, p, d_first, d_inv[2], s[2];
-  std::vector<matrix_cl> levels, levels_first;  // tri_inverse_in_place's
 };
 
 // Columns [c0, c0 + w) of G left of block j .. k: rows below -= C_adj R,
@@ -161,7 +164,7 @@ inline matrix_cl cholesky_grad(const matrix_cl& l_in, const matrix_cl& l_adj,
     const int block = n >= cs.large_from ? cs.grad_block_large : cs.grad_block;
     const int bs = std::min(n, std::max(1, block));
     const int r = n - (n - 1) / bs * bs;  // rows of the first block
-    internal::grad_work work(n, bs, r, n > bs ? bs : 1);
+    internal::grad_work work(n, bs, r);
     const gemm_options plain(tune.gemm);
     gemm_options sub(tune.gemm);  // X -= Y Z
     sub.alpha = -1.0;
