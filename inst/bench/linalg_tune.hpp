@@ -143,7 +143,8 @@ void print_queue_gaps(const std::vector<cl_ops::launch_record>& rec) {
                  r.event.getProfilingInfo<CL_PROFILING_COMMAND_END>() * 1e-6};
     const bool on_side = r.phase == std::string("base") || r.phase == std::string("panel solve") ||
                          r.phase == std::string("panel update") ||
-                         r.phase == std::string("panel inverse");
+                         r.phase == std::string("panel inverse") ||
+                         r.phase == std::string("look-ahead update");
     (on_side ? side : main).push_back(x);
   }
   auto by_start = [](const span& a, const span& b) { return a.s < b.s; };
@@ -176,8 +177,8 @@ void print_queue_gaps(const std::vector<cl_ops::launch_record>& rec) {
     std::printf("| %s | %zu | %.2f | %.2f | %.1f | %.2f |\n", name, q.size(), busy, idle,
                 median * 1e3, both);
   };
-  row("side (base, panel solve, update, inverse)", side, main);
-  row("main (look-ahead, trailing update)", main, side);
+  row("side (base, panel update, inverse, solve, look-ahead)", side, main);
+  row("main (trailing update, panel store)", main, side);
   std::printf("\n");
 }
 

@@ -167,27 +167,30 @@ inline void cholesky_lookahead(matrix_cl& w, const schedule_shape& sh, const cl:
   matrix_cl panel = w.alias();   // side queue only
   matrix_cl update = w.alias();  // main queue only
   opencl::queue_wait(side_q, {opencl::queue_marker(main_q)});  // after w is written
-  auto factor = [&](int k) {
-    opencl::queue_scope side(opencl::queue_role::side);
-    cholesky_panel(panel, k, std::min(nb, n - k), sh, work, flag, s);
-    return opencl::queue_marker(side_q);
-  };
-  cl::Event panel_done = factor(0);
+  opencl::queue_scope side(opencl::queue_role::side);
+  cholesky_panel(panel, 0, nb, sh, work, flag, s);
+  cl::Event trailing_done;
   for (int k = 0; k < n; k += nb) {
     check_interrupt();
     const int b = std::min(nb, n - k);
     const int rest = n - k - b;
     if (rest == 0) break;
-    opencl::queue_wait(main_q, {panel_done});
     const int next = std::min(nb, rest);
-    lower_update(update, k + b, rest, next, k, b, g, "look-ahead update");
-    opencl::queue_wait(side_q, {opencl::queue_marker(main_q)});
-    panel_done = factor(k + b);
+    // The chain stays on the side queue: panel k's update of panel k + 1's
+    // columns, then panel k + 1, once the main queue's update by panel k - 1
+    // has reached those columns.
+    if (k > 0) opencl::queue_wait(side_q, {trailing_done});
+    lower_update(panel, k + b, rest, next, k, b, g, "look-ahead update");
+    const cl::Event lookahead_done = opencl::queue_marker(side_q);
+    cholesky_panel(panel, k + b, next, sh, work, flag, s);
     if (rest == next) continue;
+    opencl::queue_wait(main_q, {lookahead_done});
+    opencl::queue_scope main(opencl::queue_role::main);
     lower_update(update, k + b + next, rest - next, rest - next, k, b, g, "trailing update",
                  sh.max_groups);
+    trailing_done = opencl::queue_marker(main_q);
   }
-  opencl::queue_wait(main_q, {panel_done});
+  opencl::queue_wait(main_q, {opencl::queue_marker(side_q)});
 }
 
 // The left-looking order of the same blocked algorithm, for a matrix that
