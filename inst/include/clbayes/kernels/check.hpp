@@ -68,14 +68,15 @@ __kernel void check_symmetric(__global const double* A, int n, double tol,
  * A and without a read back of its own: flags[1] = 1 if an element of A is
  * NaN or infinite, flags[2] = 1 if A is not symmetric to relative
  * tolerance tol (the Cholesky reads them with its pivot flag, flags[0]).
- * Tiles and launch as check_symmetric: the group of tile (bi, bj), bi >= bj,
- * reads the mirror tile through local memory, writes the lower tile and
- * zeros into the mirror's place.
+ * Tiles and launch as check_symmetric, from tile column bj0 (the
+ * Cholesky copies its first panel's columns first): the group of tile
+ * (bi, bj), bi >= bj, reads the mirror tile through local memory, writes
+ * the lower tile and zeros into the mirror's place.
  */
 __kernel void copy_lower_checked(__global const double* A, __global double* W, int n,
-                                 double tol, __global int* flags) {
+                                 double tol, __global int* flags, int bj0) {
   __local double t[SYM_TILE][SYM_TILE + 1];
-  const int bi = get_group_id(0), bj = get_group_id(1);
+  const int bi = get_group_id(0), bj = bj0 + get_group_id(1);
   const int x = get_local_id(0), y = get_local_id(1);
   if (bi < bj) return;  // uniform over the group
   for (int c = y; c < SYM_TILE; c += SYM_ROWS) {  // t[c][r] = A[bj T + r, bi T + c]
@@ -155,7 +156,7 @@ inline kernel_cl<in_buffer, int, int, cl::Buffer> check_nan("check_nan",
                                                             check_source);
 inline kernel_cl<in_buffer, int, double, cl::Buffer, int> check_symmetric(
     "check_symmetric", check_source, {{"SYM_TILE", 32}, {"SYM_ROWS", 8}});
-inline kernel_cl<in_buffer, out_buffer, int, double, cl::Buffer> copy_lower_checked(
+inline kernel_cl<in_buffer, out_buffer, int, double, cl::Buffer, int> copy_lower_checked(
     "copy_lower_checked", check_source, {{"SYM_TILE", 32}, {"SYM_ROWS", 8}});
 inline kernel_cl<in_buffer, out_buffer, int, int, int, cl::Buffer> copy_columns_checked(
     "copy_columns_checked", check_source);

@@ -119,24 +119,33 @@ inline matrix_cl cholesky(const matrix_cl& a, const linalg_settings& s = tuned_s
   if (w.size() == 0) return w;
   opencl::context& ctx = opencl::context::instance();
   const cl::Buffer flag = internal::new_flags();
-  {  // w = lower triangle of a, checked for NaN/Inf and symmetry on the way
-    const int tile = opencl::kernels::copy_lower_checked.option("SYM_TILE");
-    const int rows = opencl::kernels::copy_lower_checked.option("SYM_ROWS");
-    const std::size_t tiles = (a.rows() + tile - 1) / tile;
-    opencl::kernels::copy_lower_checked(cl::NDRange(tiles * tile, tiles * rows),
-                                        cl::NDRange(tile, rows), a, w, a.rows(),
-                                        symmetry_tolerance, flag);
-  }
   const internal::schedule_shape sh = internal::shape_for(s.cholesky, w.rows());
+  // w's columns [c0, c1) = a's lower triangle there, zeros above it
+  // (nothing the factorisation writes is above the diagonal), checked for
+  // NaN/Inf and symmetry on the way: first the columns of the first panel,
+  // then the rest while that panel is factored.
+  const int tile = opencl::kernels::copy_lower_checked.option("SYM_TILE");
+  const int rows = opencl::kernels::copy_lower_checked.option("SYM_ROWS");
+  const int tiles = (w.rows() + tile - 1) / tile;
+  const int split = std::min(tiles, (sh.nb + tile - 1) / tile);  // in tiles
+  auto copy = [&](int t0, int t1) {
+    if (t1 > t0)
+      opencl::kernels::copy_lower_checked(
+          cl::NDRange(static_cast<std::size_t>(tiles) * tile, (t1 - t0) * rows),
+          cl::NDRange(tile, rows), a, w, a.rows(), symmetry_tolerance, flag, t0);
+  };
+  copy(0, split);
   // Hundreds of short launches, ordered by the in-order queues and the
   // look-ahead's markers: no per-launch event bookkeeping (untracked_scope).
   opencl::queue_wait(ctx.main_queue(), w.read_write_events());
   {
     opencl::untracked_scope untracked;
-    internal::cholesky_lookahead(w, sh, flag, s);
+    internal::cholesky_lookahead(w, sh, flag, s, [&] { copy(split, tiles); });
   }
-  w.add_write_event(opencl::queue_marker(ctx.main_queue()));
-  opencl::zeros_in_place(w, matrix_view::upper);  // view becomes lower
+  const cl::Event done = opencl::queue_marker(ctx.main_queue());
+  w.add_write_event(done);
+  a.add_read_event(done);  // the second copy, untracked
+  w.set_view(matrix_view::lower);
   // The queue is in order: this read follows every kernel above.
   internal::check_flags(ctx.queue(), flag);
   return w;

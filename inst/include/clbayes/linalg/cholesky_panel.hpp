@@ -9,9 +9,10 @@
 //   L_kk^{-1}          = the batched triangular inverse (linalg/tri_inverse.hpp)
 //   L_below            = A_below L_kk^{-T}         (one product, all rows below)
 //   A22 -= L21 L21^T                               (lower-only products, k = nb)
-// The panels run on the side queue while the main queue updates the
-// trailing matrix (cholesky_lookahead below), so that the serial chain of
-// small launches in a panel hides behind the large products.
+// The panels and each panel's update of the next one's columns run on the
+// side queue while the main queue updates the rest of the trailing matrix
+// (cholesky_lookahead below), so that the serial chain of small launches
+// hides behind the large products.
 
 #include "../interrupt.hpp"
 #include "../kernels/cholesky_base.hpp"
@@ -144,15 +145,17 @@ inline void cholesky_panel(matrix_cl& w, int k, int b, const schedule_shape& sh,
 }
 
 // The whole factorisation of w in place (lower triangle), shaped by sh,
-// with look-ahead depth 1: panel k + 1 is factored on the side queue once
-// the main queue has updated its columns, while the main queue updates the
-// rest of the trailing matrix (disjoint columns; on at most max_groups
-// work groups when > 0, so that the panel finds free units). Markers and
-// barriers order the queues; each works on its own alias of w. The caller
-// orders w's earlier work before the main queue's and records the main
-// queue's end on w. A matrix of one panel is factored on the main queue.
+// with look-ahead depth 1. The side queue holds the chain: panel k, its
+// update of panel k + 1's columns, panel k + 1, ... The main queue updates
+// the columns right of panel k + 1 meanwhile (disjoint columns; on at most
+// max_groups work groups when > 0, so that the panel finds free units).
+// Markers and barriers order the queues; each works on its own alias of w.
+// The caller has enqueued on the main queue what writes w's first panel;
+// copy_rest enqueues there what writes the other columns, which runs while
+// the first panel is factored. The caller records the main queue's end on
+// w. A matrix of one panel is factored on the main queue.
 inline void cholesky_lookahead(matrix_cl& w, const schedule_shape& sh, const cl::Buffer& flag,
-                               const linalg_settings& s) {
+                               const linalg_settings& s, const std::function<void()>& copy_rest) {
   const int nb = sh.nb;
   opencl::context& ctx = opencl::context::instance();
   const gemm_settings& g = s.gemm;
@@ -160,6 +163,7 @@ inline void cholesky_lookahead(matrix_cl& w, const schedule_shape& sh, const cl:
   cl::CommandQueue& main_q = ctx.main_queue();
   panel_work work(n, std::min(nb, n), sh.ib, sh.base);
   if (n <= nb) {
+    copy_rest();
     cholesky_panel(w, 0, n, sh, work, flag, s);
     return;
   }
@@ -169,7 +173,12 @@ inline void cholesky_lookahead(matrix_cl& w, const schedule_shape& sh, const cl:
   opencl::queue_wait(side_q, {opencl::queue_marker(main_q)});  // after w is written
   opencl::queue_scope side(opencl::queue_role::side);
   cholesky_panel(panel, 0, nb, sh, work, flag, s);
-  cl::Event trailing_done;
+  cl::Event trailing_done;  // the main queue's work on the columns right of panel k + 1
+  {
+    opencl::queue_scope main(opencl::queue_role::main);
+    copy_rest();
+    trailing_done = opencl::queue_marker(main_q);
+  }
   for (int k = 0; k < n; k += nb) {
     check_interrupt();
     const int b = std::min(nb, n - k);
@@ -179,7 +188,7 @@ inline void cholesky_lookahead(matrix_cl& w, const schedule_shape& sh, const cl:
     // The chain stays on the side queue: panel k's update of panel k + 1's
     // columns, then panel k + 1, once the main queue's update by panel k - 1
     // has reached those columns.
-    if (k > 0) opencl::queue_wait(side_q, {trailing_done});
+    opencl::queue_wait(side_q, {trailing_done});
     lower_update(panel, k + b, rest, next, k, b, g, "look-ahead update");
     const cl::Event lookahead_done = opencl::queue_marker(side_q);
     cholesky_panel(panel, k + b, next, sh, work, flag, s);
