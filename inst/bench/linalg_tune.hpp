@@ -178,7 +178,7 @@ void print_queue_gaps(const std::vector<cl_ops::launch_record>& rec) {
                 median * 1e3, both);
   };
   row("side (base, panel update, inverse, solve, look-ahead)", side, main);
-  row("main (trailing update, panel store)", main, side);
+  row("main (copy, trailing update)", main, side);
   std::printf("\n");
 }
 
