@@ -59,6 +59,10 @@ int main(int argc, char** argv) {
         return argv[++i];
       };
       auto next = [&]() { return std::atoi(text().c_str()); };
+      if (a == "--help" || a == "-h") {
+        std::printf("usage: bench_linalg [options] [n ...]: see the top of bench_linalg.cpp\n");
+        return 0;
+      }
       if (a == "--reps") reps = std::max(1, next());
       else if (a == "--cpu-max") cpu_max = next();
       else if (a == "--tune") tune = true;
@@ -89,7 +93,10 @@ int main(int argc, char** argv) {
       else if (a == "--pinned-chunk-kb") pinned.chunk_bytes = std::size_t(std::max(1, next())) << 10;
       else if (a == "--pinned-threads") pinned.threads = next();
       else if (a == "--huge-pages") pinned.huge_pages = next() != 0;
-      else sizes.push_back(std::atoi(a.c_str()));
+      else if (std::atoi(a.c_str()) > 0 && a.find_first_not_of("0123456789") == std::string::npos)
+        sizes.push_back(std::atoi(a.c_str()));
+      else
+        throw std::runtime_error("unknown option or size '" + a + "' (--help)");
     }
     if (sizes.empty()) sizes = {1024, 2048, 4096, 8192, 16384};
     const auto& info = ctx.info();
