@@ -12,7 +12,6 @@
 #include "../interrupt.hpp"
 #include "../opencl/arithmetic.hpp"
 #include "../opencl/checks.hpp"
-#include "../opencl/initialize.hpp"
 #include "../opencl/sub_block.hpp"
 #include "../opencl/transfer.hpp"
 #include "cholesky_panel.hpp"
