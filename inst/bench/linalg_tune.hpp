@@ -128,24 +128,26 @@ inline std::string flags_of(const la::linalg_settings& s) {
   return buf;
 }
 
-// The two queues of the look-ahead Cholesky seen from their launches: the
-// side queue runs the panel's chain (leaf, panel solve, panel update,
-// panel inverse), the main queue the look-ahead and trailing updates. For
-// each: kernel time, the idle time between one launch's end and the next
-// one's start (median and total), and how much of its kernel time ran
-// while the other queue also had a kernel running.
-void print_queue_gaps(const std::vector<cl_ops::launch_record>& rec) {
+// The two queues of the look-ahead Cholesky seen from their launches (each
+// by the queue its event ran on, side_queue or another, named with the
+// phases it ran): the side
+// queue runs the panels' chain, the main queue the rest. For each: kernel
+// time, the idle time between one launch's end and the next one's start
+// (median and total), and how much of its kernel time ran while the other
+// queue also had a kernel running.
+void print_queue_gaps(const std::vector<cl_ops::launch_record>& rec, cl_command_queue side_queue) {
   struct span { double s, e; };
   std::vector<span> side, main;
+  std::string side_phases, main_phases;
   for (const auto& r : rec) {
     if (r.event() == nullptr) continue;
     const span x{r.event.getProfilingInfo<CL_PROFILING_COMMAND_START>() * 1e-6,
                  r.event.getProfilingInfo<CL_PROFILING_COMMAND_END>() * 1e-6};
-    const bool on_side = r.phase == std::string("base") || r.phase == std::string("panel solve") ||
-                         r.phase == std::string("panel update") ||
-                         r.phase == std::string("panel inverse") ||
-                         r.phase == std::string("look-ahead update");
+    const bool on_side = r.event.getInfo<CL_EVENT_COMMAND_QUEUE>()() == side_queue;
     (on_side ? side : main).push_back(x);
+    std::string& phases = on_side ? side_phases : main_phases;
+    if (("|" + phases + "|").find("|" + std::string(r.phase) + "|") == std::string::npos)
+      phases += (phases.empty() ? "" : "|") + std::string(r.phase);
   }
   auto by_start = [](const span& a, const span& b) { return a.s < b.s; };
   std::sort(side.begin(), side.end(), by_start);
@@ -157,7 +159,8 @@ void print_queue_gaps(const std::vector<cl_ops::launch_record>& rec) {
   };
   std::printf("| queue | launches | kernel time (ms) | idle between launches (ms) | median idle "
               "(us) | kernel time while the other queue runs (ms) |\n|---|---|---|---|---|---|\n");
-  auto row = [&](const char* name, const std::vector<span>& q, const std::vector<span>& other) {
+  auto row = [&](const char* name, std::string phases, const std::vector<span>& q,
+                 const std::vector<span>& other) {
     double busy = 0.0, idle = 0.0, both = 0.0;
     std::vector<double> gaps;
     for (std::size_t i = 0; i < q.size(); ++i) {
@@ -174,11 +177,13 @@ void print_queue_gaps(const std::vector<cl_ops::launch_record>& rec) {
       std::nth_element(gaps.begin(), gaps.begin() + gaps.size() / 2, gaps.end());
       median = gaps[gaps.size() / 2];
     }
-    std::printf("| %s | %zu | %.2f | %.2f | %.1f | %.2f |\n", name, q.size(), busy, idle,
-                median * 1e3, both);
+    for (char& c : phases)
+      if (c == '|') c = ',';
+    std::printf("| %s (%s) | %zu | %.2f | %.2f | %.1f | %.2f |\n", name, phases.c_str(), q.size(),
+                busy, idle, median * 1e3, both);
   };
-  row("side (base, panel update, inverse, solve, look-ahead)", side, main);
-  row("main (copy, trailing update)", main, side);
+  row("side", side_phases, side, main);
+  row("main", main_phases, main, side);
   std::printf("\n");
 }
 
@@ -195,6 +200,7 @@ void profile_cholesky(const matrix_cl& da, const char* label, const la::linalg_s
   const double t0 = now_ms();
   { matrix_cl x = la::cholesky(da, s); finish(); ctx.side_queue().finish(); }
   const double wall = now_ms() - t0;
+  const cl::CommandQueue side = ctx.side_queue();  // the profiling one, kept past set_profiling
   cl_ops::profile_sink() = nullptr;
   struct acc { unsigned long long count = 0; double busy = 0, first = 1e300, last = 0; };
   std::vector<std::pair<std::string, acc>> phases;
@@ -221,7 +227,7 @@ void profile_cholesky(const matrix_cl& da, const char* label, const la::linalg_s
     std::printf("| %s | %llu | %.2f | %.2f |\n", p.first.c_str(), p.second.count, p.second.busy,
                 p.second.last - p.second.first);
   std::printf("\n");
-  print_queue_gaps(rec);
+  print_queue_gaps(rec, side());
 }
 
 unsigned long long launches_of(const std::function<void()>& f) {
