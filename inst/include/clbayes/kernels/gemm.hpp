@@ -24,8 +24,11 @@
 // step; WPTM x WPTN (even), the block of a work item: the group is (TM /
 // WPTM) x (TN / WPTN); TRANS_A / TRANS_B, op(), so each variant reads
 // coalesced; PERSISTENT = 1: each group loops over tiles (fewer groups than
-// tiles). The local tiles (gemm_local_bytes) must fit the device's local
-// memory (48 KB on NVIDIA: TM = TN = 128 needs TK <= 8).
+// tiles); HEAVY_FIRST = 1: where op(A) is lower (its depth grows with the
+// row) or op(B) upper (with the column), the longest tiles take the first
+// group numbers and so do not start last (the Cholesky's panel solve; log
+// 2026-11-27-h100-heavy-first). The local tiles (gemm_local_bytes) must
+// fit the device's local memory (48 KB on NVIDIA: TK <= 8 for 128 x 128).
 
 #include "../opencl/kernel_cl.hpp"
 
@@ -285,8 +288,13 @@ void gemm(__global double* C, __global const double* A,
   if ((views & C_LOWER_ONLY) && i0 + TM - 1 < j0) continue;  // uniform
 #else
   {
-  const int i0 = get_group_id(0) * TM;
-  const int j0 = get_group_id(1) * TN;
+#if HEAVY_FIRST  // groups start in order of their number: the longest depths first
+  const int gi = views & A_LOWER ? get_num_groups(0) - 1 - get_group_id(0) : get_group_id(0);
+  const int gj = views & B_UPPER ? get_num_groups(1) - 1 - get_group_id(1) : get_group_id(1);
+#else
+  const int gi = get_group_id(0), gj = get_group_id(1);
+#endif
+  const int i0 = gi * TM, j0 = gj * TN;
   if ((views & C_LOWER_ONLY) && i0 + TM - 1 < j0) return;  // uniform
 #endif
 
@@ -510,10 +518,11 @@ __kernel void gemm_split_sum(__global double* C, __global const double* P,
  *  object; the tiles and MMA here are only the first build's, since
  *  linalg::gemm sets them from its gemm_settings (linalg/settings.hpp)
  *  before every launch. */
-inline std::map<std::string, int> gemm_options(int trans_a, int trans_b, int persistent = 0) {
+inline std::map<std::string, int> gemm_options(int trans_a, int trans_b, int persistent = 0,
+                                               int heavy_first = 0) {
   return {{"TM", 128}, {"TN", 128}, {"TK", 8}, {"WPTM", 8}, {"WPTN", 8},
           {"TRANS_A", trans_a}, {"TRANS_B", trans_b}, {"PERSISTENT", persistent},
-          {"FAST_INTERIOR", 1}, {"MMA", 0}};
+          {"HEAVY_FIRST", heavy_first}, {"FAST_INTERIOR", 1}, {"MMA", 0}};
 }
 
 using gemm_kernel =
@@ -523,8 +532,10 @@ using gemm_kernel =
 
 /** Which of linalg::gemm_settings' tiles a launch runs with; `persistent`
  *  is the large tiles with each group looping over tiles (launches with
- *  fewer groups than tiles, which leave units to another queue). */
-enum class gemm_shape { large, small, narrow, persistent };
+ *  fewer groups than tiles, which leave units to another queue),
+ *  `heavy_first` the large tiles numbered longest depth first (HEAVY_FIRST;
+ *  its own object, so that no other product's code changes). */
+enum class gemm_shape { large, small, narrow, persistent, heavy_first };
 
 /** The kernel object for a shape and op(): one object each, because an
  *  object remembers the variant it last built and the Cholesky's panels
@@ -532,10 +543,11 @@ enum class gemm_shape { large, small, narrow, persistent };
 inline gemm_kernel& gemm_for(gemm_shape shape, bool trans_a, bool trans_b) {
   static std::vector<gemm_kernel> objects = [] {  // thread-safe initialisation
     std::vector<gemm_kernel> v;
-    for (int sh = 0; sh < 4; ++sh)
+    for (int sh = 0; sh < 5; ++sh)
       for (int t = 0; t < 4; ++t)
         v.emplace_back("gemm", gemm_source,
-                       gemm_options(t / 2, t % 2, sh == static_cast<int>(gemm_shape::persistent)));
+                       gemm_options(t / 2, t % 2, sh == static_cast<int>(gemm_shape::persistent),
+                                    sh == static_cast<int>(gemm_shape::heavy_first)));
     return v;
   }();
   return objects[4 * static_cast<int>(shape) + 2 * trans_a + trans_b];

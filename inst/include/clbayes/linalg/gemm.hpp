@@ -206,16 +206,18 @@ inline void gemm(matrix_cl& c, int ci, int cj, long long c_stride,
   const int rtsm = tm / t.wptm, rtsn = tn / t.wptn;
   const long long tiles_m = (m + tm - 1) / tm, tiles_n = (n + tn - 1) / tn;
   cl::NDRange groups(tiles_m, tiles_n);
-  opencl::kernels::gemm_shape shape = chosen.shape;
-  if (opt.max_groups > 0 && tiles_m * tiles_n > opt.max_groups &&
-      shape == opencl::kernels::gemm_shape::large) {
-    shape = opencl::kernels::gemm_shape::persistent;
+  const int views = internal::view_bits(a, 1, 2) | internal::view_bits(b, 4, 8) |
+                    (opt.lower_only ? 16 : 0);
+  using opencl::kernels::gemm_shape;
+  gemm_shape shape = chosen.shape;
+  if (opt.max_groups > 0 && tiles_m * tiles_n > opt.max_groups && shape == gemm_shape::large) {
+    shape = gemm_shape::persistent;
     groups = cl::NDRange(opt.max_groups, 1);
+  } else if (shape == gemm_shape::large && (views & (1 | 8)) != 0) {  // A lower, B upper
+    shape = gemm_shape::heavy_first;
   }
   opencl::kernels::gemm_kernel& kern = opencl::kernels::gemm_for(shape, a.trans, b.trans);
   internal::configure(kern, t, chosen.mma);
-  const int views = internal::view_bits(a, 1, 2) | internal::view_bits(b, 4, 8) |
-                    (opt.lower_only ? 16 : 0);
   int splits = opt.splits > 0 ? opt.splits
                : opt.batch == 1 ? internal::choose_splits(m, n, k, tm, tn, tk)
                                 : 1;
