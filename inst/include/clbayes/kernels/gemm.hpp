@@ -27,7 +27,7 @@
 // tiles); HEAVY_FIRST = 1: where op(A) is lower (its depth grows with the
 // row) or op(B) upper (with the column), the longest tiles take the first
 // group numbers and so do not start last (the Cholesky's panel solve; log
-// 2026-11-27-h100-heavy-first). The local tiles (gemm_local_bytes) must
+// 2026-11-27-heavy-first). The local tiles (gemm_local_bytes) must
 // fit the device's local memory (48 KB on NVIDIA: TK <= 8 for 128 x 128).
 
 #include "../opencl/kernel_cl.hpp"
