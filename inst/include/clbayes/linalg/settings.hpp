@@ -101,10 +101,10 @@ inline linalg_settings with_tensor_cores() {
 
 }  // namespace internal
 
-/** The settings for device `d`. Every value was measured on the H200
- *  (RESULTS.md, "Kernels"; logs/history.md, H200 runs of 2026-11-24), the
- *  only device swept so far; other devices get the same values without
- *  the tensor cores (the f64 mma shape needs compute capability 9.0). */
+/** The settings for device `d`. Every value was swept on the H200 or the
+ *  H100 and holds on both (RESULTS.md, "Kernels"; logs/history.md and the
+ *  logs of 2026-11-27); other devices get the same values without the
+ *  tensor cores (the f64 mma shape needs compute capability 9.0). */
 inline linalg_settings tuned_settings(const opencl::device_info& d) {
   static const opencl::device_entry<linalg_settings> table[] = {
       {"NVIDIA", "", 90, internal::with_tensor_cores()},  // H100, H200
