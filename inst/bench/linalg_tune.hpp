@@ -145,9 +145,9 @@ void print_queue_gaps(const std::vector<cl_ops::launch_record>& rec, cl_command_
                  r.event.getProfilingInfo<CL_PROFILING_COMMAND_END>() * 1e-6};
     const bool on_side = r.event.getInfo<CL_EVENT_COMMAND_QUEUE>()() == side_queue;
     (on_side ? side : main).push_back(x);
-    std::string& phases = on_side ? side_phases : main_phases;
-    if (("|" + phases + "|").find("|" + std::string(r.phase) + "|") == std::string::npos)
-      phases += (phases.empty() ? "" : "|") + std::string(r.phase);
+    std::string& phases = on_side ? side_phases : main_phases;  // phase names have no commas
+    if (("," + phases + ",").find("," + std::string(r.phase) + ",") == std::string::npos)
+      phases += (phases.empty() ? "" : ",") + std::string(r.phase);
   }
   auto by_start = [](const span& a, const span& b) { return a.s < b.s; };
   std::sort(side.begin(), side.end(), by_start);
@@ -159,7 +159,7 @@ void print_queue_gaps(const std::vector<cl_ops::launch_record>& rec, cl_command_
   };
   std::printf("| queue | launches | kernel time (ms) | idle between launches (ms) | median idle "
               "(us) | kernel time while the other queue runs (ms) |\n|---|---|---|---|---|---|\n");
-  auto row = [&](const char* name, std::string phases, const std::vector<span>& q,
+  auto row = [&](const char* name, const std::string& phases, const std::vector<span>& q,
                  const std::vector<span>& other) {
     double busy = 0.0, idle = 0.0, both = 0.0;
     std::vector<double> gaps;
@@ -177,8 +177,6 @@ void print_queue_gaps(const std::vector<cl_ops::launch_record>& rec, cl_command_
       std::nth_element(gaps.begin(), gaps.begin() + gaps.size() / 2, gaps.end());
       median = gaps[gaps.size() / 2];
     }
-    for (char& c : phases)
-      if (c == '|') c = ',';
     std::printf("| %s (%s) | %zu | %.2f | %.2f | %.1f | %.2f |\n", name, phases.c_str(), q.size(),
                 busy, idle, median * 1e3, both);
   };
