@@ -131,10 +131,10 @@ int main(int argc, char** argv) {
     *target = std::atoi(option_value(i, argc, argv));
   }
   const int ib = 32, groups = (n - k) / ib;
-  if (n % ib || k % ib || base % ib || k + base > n || groups > max_groups ||
+  if (n % ib || k % ib || base % ib || base < ib || k < 0 || k + base > n || groups > max_groups ||
       base / ib > max_steps || leaf_t < 1 || reps < 1) {
-    std::fprintf(stderr, "need n, k and base multiples of 32, k + base <= n, (n - k) / 32 <= %d\n",
-                 max_groups);
+    std::fprintf(stderr, "need n, k and base multiples of 32, base >= 32, k + base <= n, "
+                 "(n - k) / 32 <= %d\n", max_groups);
     return 2;
   }
   try {
