@@ -15,16 +15,14 @@
 // lines of the kernel's source; a changed line stops it with the line.
 
 #include <clbayes/kernels/cholesky_base.hpp>
-#include <clbayes/opencl/context.hpp>
 
 #include "cli.hpp"
+#include "linalg_tune.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -88,34 +86,6 @@ double median(std::vector<double> v) {
   return v.empty() ? 0.0 : v[v.size() / 2];
 }
 
-// A = B B^T / n + I (B standard normal) and its Cholesky factor, column-major.
-void spd_and_factor(int n, std::vector<double>& A, std::vector<double>& L) {
-  std::mt19937_64 rng(1);
-  std::normal_distribution<double> normal;
-  std::vector<double> B(static_cast<std::size_t>(n) * n);
-  for (double& v : B) v = normal(rng);
-  A.assign(B.size(), 0.0);
-  auto at = [n](int i, int j) { return static_cast<std::size_t>(j) * n + i; };
-  for (int j = 0; j < n; ++j)
-    for (int i = j; i < n; ++i) {
-      double s = 0.0;
-      for (int q = 0; q < n; ++q) s += B[at(i, q)] * B[at(j, q)];
-      A[at(i, j)] = A[at(j, i)] = s / n + (i == j ? 1.0 : 0.0);
-    }
-  L = A;
-  for (int j = 0; j < n; ++j) {
-    double d = L[at(j, j)];
-    for (int q = 0; q < j; ++q) d -= L[at(j, q)] * L[at(j, q)];
-    d = std::sqrt(d);
-    L[at(j, j)] = d;
-    for (int i = j + 1; i < n; ++i) {
-      double s = L[at(i, j)];
-      for (int q = 0; q < j; ++q) s -= L[at(i, q)] * L[at(j, q)];
-      L[at(i, j)] = s / d;
-    }
-  }
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -142,18 +112,16 @@ int main(int argc, char** argv) {
     cl::Device dev = cc.device();
     cl::Context ctx = cc.cl_context();
     const bool nv = cc.info().nv_compute_capability > 0;
-    std::vector<double> A, L;
-    spd_and_factor(n, A, L);
-    // The block as the base finds it: columns left of k factored, the
-    // rest updated by them (the Schur complement).
-    std::vector<double> start = A;
-    for (int j = 0; j < n; ++j)
-      for (int i = j; i < n; ++i) {
-        double s = j < k ? L[static_cast<std::size_t>(j) * n + i] : A[static_cast<std::size_t>(j) * n + i];
-        for (int q = 0; q < k && j >= k; ++q)
-          s -= L[static_cast<std::size_t>(q) * n + i] * L[static_cast<std::size_t>(q) * n + j];
-        start[static_cast<std::size_t>(j) * n + i] = s;
-      }
+    // A = B B^T / n + I (B standard normal), its factor L; the block as
+    // the base finds it: the columns left of k factored, the rest updated
+    // by them (the Schur complement).
+    const Eigen::MatrixXd B = random_matrix(n, n, 1);
+    const Eigen::MatrixXd A = B * B.transpose() / n + Eigen::MatrixXd::Identity(n, n);
+    const Eigen::MatrixXd L = A.llt().matrixL();
+    Eigen::MatrixXd start = A;
+    start.leftCols(k) = L.leftCols(k);
+    start.bottomRightCorner(n - k, n - k) -=
+        L.bottomLeftCorner(n - k, k) * L.bottomLeftCorner(n - k, k).transpose();
     cl::Program prog(ctx, traced_source());
     const std::string opts = "-D CHOLESKY_BLOCK=" + std::to_string(ib) + " -D LEAF_T=" +
                              std::to_string(leaf_t) + " -D STEP_BASE=" + std::to_string(base) +
@@ -195,15 +163,12 @@ int main(int argc, char** argv) {
                        e.getProfilingInfo<CL_PROFILING_COMMAND_START>()) / 1e3);
     }
     std::vector<cl_ulong> t(stamps);
-    std::vector<double> out(static_cast<std::size_t>(n) * n);
+    Eigen::MatrixXd out(n, n);
     q.enqueueReadBuffer(trace, CL_TRUE, 0, sizeof(cl_ulong) * stamps, t.data());
     q.enqueueReadBuffer(d_a, CL_TRUE, 0, bytes, out.data());
-    double err = 0.0;
+    double err = 0.0;  // the base's columns, on and below the diagonal
     for (int j = k; j < k + base; ++j)
-      for (int i = j; i < n; ++i) {
-        const std::size_t e = static_cast<std::size_t>(j) * n + i;
-        err = std::max(err, std::fabs(out[e] - L[e]));
-      }
+      err = std::max(err, max_abs((out.col(j) - L.col(j)).tail(n - j)));
     std::printf("device: %s\nbase of %d columns at k = %d of a %d x %d block, %d groups of %d x %d "
                 "items: kernel %.1f us (median of %d launches), largest error against the host %.1e\n",
                 dev.getInfo<CL_DEVICE_NAME>().c_str(), base, k, n, n, groups, ib, leaf_t,
