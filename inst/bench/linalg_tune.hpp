@@ -128,13 +128,13 @@ inline std::string flags_of(const la::linalg_settings& s) {
   return buf;
 }
 
-// The two queues of the look-ahead Cholesky seen from their launches (each
-// by the queue its event ran on, side_queue or another, named with the
-// phases it ran): the side
-// queue runs the panels' chain, the main queue the rest. For each: kernel
-// time, the idle time between one launch's end and the next one's start
-// (median and total), and how much of its kernel time ran while the other
-// queue also had a kernel running.
+// The two queues of the look-ahead Cholesky seen from their launches, each
+// launch by the queue its event ran on (side_queue or the other), each
+// queue named with the phases it ran: the side queue runs the panels'
+// chain, the main queue the rest. For each: kernel time, the idle time
+// between one launch's end and the next one's start (median and total),
+// and how much of its kernel time ran while the other queue also had a
+// kernel running.
 void print_queue_gaps(const std::vector<cl_ops::launch_record>& rec, cl_command_queue side_queue) {
   struct span { double s, e; };
   std::vector<span> side, main;
