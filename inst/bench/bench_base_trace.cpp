@@ -10,11 +10,12 @@
 // Also checks the factored columns against a host Cholesky. On devices
 // other than NVIDIA's the stamps are zero: only the times and the check.
 //   bench_base_trace [--n N] [--base B] [--k K] [--leaf-t T] [--reps R]
-// (defaults: a 1024 x 1024 block, the package's base of 128 columns at
+// (defaults: a 1024 x 1024 block, a base of 128 columns at
 // k = 0, 32 items per row, 200 launches). The stamps are spliced in at
 // lines of the kernel's source; a changed line stops it with the line.
 
 #include <clbayes/kernels/cholesky_base.hpp>
+#include <clbayes/linalg/settings.hpp>
 
 #include "cli.hpp"
 #include "linalg_tune.hpp"
@@ -64,11 +65,12 @@ std::string traced_source() {
   auto tr = [](const char* step, event e) {
     return std::string("TR(") + step + ", " + std::to_string(static_cast<int>(e)) + ");";
   };
-  splice(s, "for (int s = 0; s < CPT; ++s) dacc[s] = 0.0;", " " + tr("0", entry), true);
+  splice(s, "for (int s = 0; s < DACC; ++s) dacc[s] = 0.0;", " " + tr("0", entry), true);
   splice(s, "    if (g == st) {", "    if (g == st) " + tr("st", leaf_enter) + "\n", false);
   splice(s, "if (kk > 0 && !group_wait(sync, 2 * c + 1, &state)) return;", " " + tr("st", solved_word),
          true);
   splice(s, "T[i][cc] += acc[s];", " " + tr("st", updated), true);
+  splice(s, "T[i][t] -= Ra[i][t] + Rb[i][t];", " " + tr("st", updated), true);  // MMA
   splice(s, "if (!group_wait(sync, 2 * c + 2, &state)) return;", " " + tr("st", leaf_word), true);
   splice(s, "    // the next step's update reads these rows", "    " + tr("st", solved) + "\n", false);
   const std::string step_tail = "    barrier(CLK_LOCAL_MEM_FENCE);\n  }\n  if (g >= steps_all) return;";
@@ -112,6 +114,7 @@ int main(int argc, char** argv) {
     cl::Device dev = cc.device();
     cl::Context ctx = cc.cl_context();
     const bool nv = cc.info().nv_compute_capability > 0;
+    const bool mma = clbayes::linalg::tuned_settings(cc.info()).gemm.tensor_cores && leaf_t == 32;
     // A = B B^T / n + I (B standard normal), its factor L; the block as
     // the base finds it: the columns left of k factored, the rest updated
     // by them (the Schur complement).
@@ -124,8 +127,8 @@ int main(int argc, char** argv) {
         L.bottomLeftCorner(n - k, k) * L.bottomLeftCorner(n - k, k).transpose();
     cl::Program prog(ctx, traced_source());
     const std::string opts = "-D CHOLESKY_BLOCK=" + std::to_string(ib) + " -D LEAF_T=" +
-                             std::to_string(leaf_t) + " -D STEP_BASE=" + std::to_string(base) +
-                             " -D NV_PTX=" + (nv ? "1" : "0");
+                             std::to_string(leaf_t) + " -D NV_PTX=" + (nv ? "1" : "0") +
+                             " -D MMA=" + (mma ? "1" : "0");
     try {
       prog.build({dev}, opts.c_str());
     } catch (const cl::Error&) {

@@ -170,7 +170,7 @@ int main(int argc, char** argv) {
         la::cholesky_host(reinterpret_cast<const double*>(locked_in.data()), n, n, false, lout, s, pin_both);
       });
       // The streamed path's schedule (left-looking) alone, on the device.
-      const la::internal::schedule_shape sh = la::internal::shape_for(s.cholesky, n, s.cholesky.host_block);
+      const la::internal::schedule_shape sh = la::internal::shape_for(s, n, s.cholesky.host_block);
       const cl::Buffer flag = la::internal::new_flags();
       cl_ops::matrix_cl w(n, n);
       const double t_left = time_ms(reps, [&] {  // with a device copy of A (0.2 ms at 8192)

@@ -17,7 +17,9 @@
 // of single-pass scans with decoupled look-back).
 // Leaf: symmetric Gaussian elimination without square roots, one barrier
 // per column, each item owning a strided set of the columns of one row;
-// then each column scaled by 1 / sqrt of its pivot.
+// then each column scaled by 1 / sqrt of its pivot. With MMA the update
+// and dacc run on the FP64 tensor cores, fast enough to hide under the
+// leaves of bases of 512 columns (log 2026-11-27-mma-base).
 
 #include "../opencl/kernel_cl.hpp"
 
@@ -30,8 +32,16 @@ namespace kernels {
 inline const char* cholesky_base_source = R"(
 #define IB CHOLESKY_BLOCK
 #define CPT ((IB + LEAF_T - 1) / LEAF_T)
-// chunks of IB columns in the longest update (inner dimension < STEP_BASE)
-#define NCH (STEP_BASE > IB ? (STEP_BASE - 1) / IB : 1)
+#if MMA  // IB = LEAF_T = 32: one warp per t; c += a b^T, m16n8k8 (PTX, sm_90)
+#define MMA_16x8x8(c, a, b)                                                        \
+  asm("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 "                         \
+      "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"            \
+      : "+d"(c[0]), "+d"(c[1]), "+d"(c[2]), "+d"(c[3])                              \
+      : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]))
+#define DACC 4
+#else
+#define DACC CPT
+#endif
 
 // Orders this item's global memory operations before and after it for
 // the whole device (a grid-wide sync's fence).
@@ -85,11 +95,10 @@ double recip(double v) {
 
 /**
  * The base of bw columns at k of the n x n column-major A, rows k ..
- * rows_end - 1 (a ragged last step ends at rows_end), inner dimension of
- * an update < STEP_BASE. Column block s of inv (leading dimension ldi)
- * gets step s's L_cc^{-1}, zeros above the diagonal. A pivot that is not
- * positive (or NaN) at column j sets flag[0] = j + 1 unless set, and the
- * groups waiting stop. sync: the word groups wait on, zero when the
+ * rows_end - 1 (a ragged last step ends at rows_end). Column block s of
+ * inv (leading dimension ldi) gets step s's L_cc^{-1}, zeros above the
+ * diagonal. A pivot that is not positive (or NaN) at column j sets flag[0]
+ * = j + 1 unless set, and the groups waiting stop. sync: the word groups wait on, zero when the
  * factorisation starts. Launch: global (IB * groups, LEAF_T), local (IB,
  * LEAF_T), a group per IB rows from k. Item (i, t) owns the columns cc = t
  * + s LEAF_T of row i of its group's tile.
@@ -98,8 +107,8 @@ __kernel __attribute__((reqd_work_group_size(IB, LEAF_T, 1)))
 void cholesky_base(__global double* A, int n, int k, int bw, int rows_end,
                    __global double* inv, int ldi, __global int* flag, __global int* sync) {
   __local double T[IB][IB + 1];   // the tile A(r0 + i, c + cc)
-  __local double Ra[IB][IB + 1];  // a chunk of L(r0 + i, q); later L_cc^{-1}
-  __local double Rb[IB][IB + 1];  // the same chunk of L(c + cc, q)
+  __local double Ra[IB][IB + 1];  // the update's partial sums (MMA); L_cc^{-1}
+  __local double Rb[IB][IB + 1];  // the same; the solved tile L(r0 + i, c + cc)
   __local double rpiv[IB];        // 1 / pivot j, by the item that finished it
   __local int state;              // group_wait's
   __local int bad;  // the leaf's first pivot that is not positive, or b
@@ -112,58 +121,68 @@ void cholesky_base(__global double* A, int n, int k, int bw, int rows_end,
   const int steps = min(g + 1, steps_all);
   // rows that other groups write in this launch: past L1 (volatile)
   __global volatile double* Av = (__global volatile double*)A;
-  double dacc[CPT];  // this group's diagonal tile's update, a piece per solve
-  for (int s = 0; s < CPT; ++s) dacc[s] = 0.0;
+  // fragment f = t % 8 of a 32 x 32 tile (MMA): rows ra, ra + 8, columns
+  // rc, rc + 1; rows rb of the right operand
+  const int lg = i >> 2, lt = i & 3, ra = 16 * ((t & 7) >> 2) + lg;
+  const int rb = 8 * (t & 3) + lg, rc = 8 * (t & 3) + 2 * lt;
+  // this group's diagonal tile's update, a piece per solve: -dacc[s] at
+  // (i, t + s LEAF_T); with MMA +dacc[h] at fragment t's h-th place (t < 8)
+  double dacc[DACC];
+  for (int s = 0; s < DACC; ++s) dacc[s] = 0.0;
   for (int st = 0; st < steps; ++st) {
     const int c = k + st * IB;
     const int wc = min(IB, k + bw - c);
     const int kk = c - k;
     if (g == st) {  // the leaf's update is dacc: its rows are this group's
       if (i == 0 && t == 0 && st > 0) publish(sync, 2 * c + 1);
+#if MMA
+      T[i][t] = i < wc && t < wc ? A[(long)(c + t) * n + c + i] : 0.0;
+      barrier(CLK_LOCAL_MEM_FENCE);
+      for (int h = 0; h < 4 && t < 8; ++h) T[ra + 8 * (h >> 1)][rc + (h & 1)] -= dacc[h];
+      barrier(CLK_LOCAL_MEM_FENCE);
+#else
       for (int s = 0, cc = t; s < CPT && cc < IB; ++s, cc += LEAF_T)
         T[i][cc] = i < wc && cc < wc ? A[(long)(c + cc) * n + c + i] + dacc[s] : 0.0;
+#endif
       break;
     }
-    // Update, once group st has solved its rows (word 2 c + 1). Every
-    // chunk's loads are issued at once, into registers: the inner
-    // dimension is short (below STEP_BASE), and one round trip to global
-    // memory costs more than the chunk's FMAs.
+    // Update, once group st has solved its rows (word 2 c + 1).
     if (kk > 0 && !group_wait(sync, 2 * c + 1, &state)) return;
-    double pa[NCH][CPT], pb[NCH][CPT];
-#pragma unroll
-    for (int ch = 0; ch < NCH; ++ch)
-#pragma unroll
-      for (int s = 0; s < CPT; ++s) {
-        const int q = ch * IB + t + s * LEAF_T;
-        const long at = (long)(k + q) * n;
-        pa[ch][s] = q < kk && t + s * LEAF_T < IB && i < rows ? A[at + r0 + i] : 0.0;
-        pb[ch][s] = q < kk && t + s * LEAF_T < IB && i < wc ? Av[at + c + i] : 0.0;
-      }
     for (int s = 0, cc = t; s < CPT && cc < IB; ++s, cc += LEAF_T)
       T[i][cc] = i < rows && cc < wc ? A[(long)(c + cc) * n + r0 + i] : 0.0;
-    double acc[CPT];
-    for (int s = 0; s < CPT; ++s) acc[s] = 0.0;
-#if NV_PTX  // (PoCL takes minutes to build an unrolled loop with a barrier)
-#pragma unroll
-#endif
-    for (int ch = 0; ch < NCH; ++ch) {
-      if (ch * IB < kk) {  // uniform
-        for (int s = 0, q = t; s < CPT; ++s, q += LEAF_T) {
-          if (q < IB) {
-            Ra[i][q] = pa[ch][s];
-            Rb[i][q] = pb[ch][s];
-          }
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
-        for (int q = 0; q < IB; ++q) {
-          const double a = Ra[i][q];
-          for (int s = 0; s < CPT; ++s)
-            if (t + s * LEAF_T < IB) acc[s] = fma(-a, Rb[t + s * LEAF_T][q], acc[s]);
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
+#if MMA
+    // On the FP64 tensor cores: warp t holds fragment f = t % 8 of the tile
+    // (rows ra, ra + 8 of this group's, columns rb of the step's) over the
+    // depths 8 (t / 8) + 32 m, its operands read straight from global
+    // memory; the four quarters of the depth are summed in Ra and Rb.
+    {
+      const int qt = t >> 3;
+      double F[4] = {0.0, 0.0, 0.0, 0.0}, a[4], b[2];
+      for (int q = 8 * qt + 2 * lt; q < kk; q += 32) {
+        const long d = (long)(k + q) * n;
+        for (int h = 0; h < 4; ++h)  // rows ra, ra + 8; depths q, q + 1
+          a[h] = ra + 8 * (h & 1) < rows ? A[d + (h >> 1) * n + r0 + ra + 8 * (h & 1)] : 0.0;
+        for (int h = 0; h < 2; ++h) b[h] = rb < wc ? Av[d + h * n + c + rb] : 0.0;
+        MMA_16x8x8(F, a, b);
       }
+      __local double(*P)[IB + 1] = qt & 1 ? Rb : Ra;
+      for (int h = 0; h < 4 && qt < 2; ++h) P[ra + 8 * (h >> 1)][rc + (h & 1)] = F[h];
+      barrier(CLK_LOCAL_MEM_FENCE);
+      for (int h = 0; h < 4 && qt >= 2; ++h) P[ra + 8 * (h >> 1)][rc + (h & 1)] += F[h];
+      barrier(CLK_LOCAL_MEM_FENCE);
+      T[i][t] -= Ra[i][t] + Rb[i][t];
+    }
+#else
+    double acc[CPT];  // one FMA chain per item, operands from global memory
+    for (int s = 0; s < CPT; ++s) acc[s] = 0.0;
+    for (int q = 0; q < kk; ++q) {
+      const long at = (long)(k + q) * n;
+      const double a = i < rows ? A[at + r0 + i] : 0.0;
+      for (int s = 0, cc = t; s < CPT && cc < wc; ++s, cc += LEAF_T)
+        acc[s] = fma(-a, Av[at + c + cc], acc[s]);
     }
     for (int s = 0, cc = t; s < CPT && cc < IB; ++s, cc += LEAF_T) T[i][cc] += acc[s];
+#endif
     // Solve with step st's L_cc^{-1}, once group st has it (word 2 c + 2);
     // the solved tile (in Rb) also updates dacc when this group's diagonal
     // tile is in the base.
@@ -177,11 +196,19 @@ void cholesky_base(__global double* A, int n, int k, int bw, int rows_end,
       Rb[i][cc] = v;
       if (cc < wc && i < rows) A[(long)(c + cc) * n + r0 + i] = v;
     }
-    // the next step's update reads these rows (pa), group g's word follows
+    // the next step's update reads these rows, group g's word follows
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+#if MMA
+    for (int q = 2 * lt; q < IB && g < steps_all && t < 8; q += 8) {
+      const double a[4] = {Rb[ra][q], Rb[ra + 8][q], Rb[ra][q + 1], Rb[ra + 8][q + 1]};
+      const double b[2] = {Rb[rb][q], Rb[rb][q + 1]};
+      MMA_16x8x8(dacc, a, b);
+    }
+#else
     for (int q = 0; q < IB && g < steps_all; ++q)
       for (int s = 0; s < CPT; ++s)
         if (t + s * LEAF_T < IB) dacc[s] = fma(-Rb[i][q], Rb[t + s * LEAF_T][q], dacc[s]);
+#endif
     barrier(CLK_LOCAL_MEM_FENCE);
   }
   if (g >= steps_all) return;
@@ -242,12 +269,12 @@ void cholesky_base(__global double* A, int n, int k, int bw, int rows_end,
 }
 )";
 
-/** Steps of at most CHOLESKY_BLOCK columns, LEAF_T work items per row,
- *  bases of at most STEP_BASE columns; NV_PTX: NVIDIA's PTX for the fences
- *  and reciprocals, the update's chunk loop unrolled. */
+/** Steps of at most CHOLESKY_BLOCK columns, LEAF_T work items per row;
+ *  NV_PTX: NVIDIA's PTX for the fences and reciprocals; MMA: the update
+ *  and dacc on the FP64 tensor cores (compute capability 9.0). */
 inline kernel_cl<in_out_buffer, int, int, int, int, out_buffer, int, cl::Buffer, cl::Buffer>
     cholesky_base("cholesky_base", cholesky_base_source,
-                  {{"CHOLESKY_BLOCK", 32}, {"LEAF_T", 32}, {"STEP_BASE", 128}, {"NV_PTX", 0}});
+                  {{"CHOLESKY_BLOCK", 32}, {"LEAF_T", 32}, {"NV_PTX", 0}, {"MMA", 0}});
 
 }  // namespace kernels
 }  // namespace opencl

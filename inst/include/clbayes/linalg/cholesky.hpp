@@ -118,7 +118,7 @@ inline matrix_cl cholesky(const matrix_cl& a, const linalg_settings& s = tuned_s
   if (w.size() == 0) return w;
   opencl::context& ctx = opencl::context::instance();
   const cl::Buffer flag = internal::new_flags();
-  const internal::schedule_shape sh = internal::shape_for(s.cholesky, w.rows());
+  const internal::schedule_shape sh = internal::shape_for(s, w.rows());
   // w's tile columns [t0, t1) = a's lower triangle there, zeros above it
   // (nothing the factorisation writes is above the diagonal), checked for
   // NaN/Inf and symmetry on the way: first the columns of the first panel,

@@ -49,7 +49,7 @@ inline void cholesky_host(const double* a, int rows, int cols, bool upper, doubl
   matrix_cl w(n, n);      // the working matrix: A's lower triangle, then L
   matrix_cl u = upper ? matrix_cl(n, n) : matrix_cl();
   const cl::Buffer flag = internal::new_flags();
-  const internal::schedule_shape sh = internal::shape_for(s.cholesky, n, s.cholesky.host_block);
+  const internal::schedule_shape sh = internal::shape_for(s, n, s.cholesky.host_block);
   const opencl::block_columns blocks{n, sh.nb};
   try {
     opencl::untracked_scope untracked;  // ordered by the queues and markers below

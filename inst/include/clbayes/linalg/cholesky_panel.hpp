@@ -59,16 +59,18 @@ struct schedule_shape {
   int ib, base, nb, max_groups;
 };
 
-inline schedule_shape shape_for(const cholesky_settings& cs, int n, int outer_block = 0) {
+inline schedule_shape shape_for(const linalg_settings& s, int n, int outer_block = 0) {
   const opencl::device_info& info = opencl::context::instance().info();
+  const cholesky_settings& cs = s.cholesky;
   schedule_shape sh;
   sh.ib = std::min(cs.step_cols, static_cast<int>(info.max_work_group_size) / cs.step_threads);
   sh.base = std::max(sh.ib, cs.step_base / sh.ib * sh.ib);
   auto& kernel = opencl::kernels::cholesky_base;
   kernel.set_option("CHOLESKY_BLOCK", sh.ib);
   kernel.set_option("LEAF_T", cs.step_threads);
-  kernel.set_option("STEP_BASE", sh.base);
   kernel.set_option("NV_PTX", info.nv_compute_capability > 0 ? 1 : 0);
+  // the f64 m16n8k8 shape, one warp per column of the leaf's tile
+  kernel.set_option("MMA", s.gemm.tensor_cores && sh.ib == 32 && cs.step_threads == 32);
   const int outer = outer_block > 0 ? outer_block
                     : cs.outer_block_large > 0 && n >= cs.large_from ? cs.outer_block_large
                                                                      : cs.outer_block;

@@ -66,7 +66,8 @@ struct cholesky_settings {
    *  leaf (CHOLESKY_BLOCK, at most the work-group limit / step_threads),
    *  work items per row (LEAF_T), and columns of a base (a multiple of
    *  step_cols), factored left-looking by one launch: the longer the
-   *  base, the longer each step's update, and the fewer launches. */
+   *  base, the longer each step's update, and the fewer launches (512
+   *  where the update runs on the tensor cores: log 2026-11-27-mma-base). */
   int step_cols = 32;
   int step_threads = 32;
   int step_base = 128;
@@ -96,6 +97,7 @@ namespace internal {
 inline linalg_settings with_tensor_cores() {
   linalg_settings s;
   s.gemm.tensor_cores = true;
+  s.cholesky.step_base = 512;
   return s;
 }
 
