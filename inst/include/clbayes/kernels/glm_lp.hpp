@@ -149,16 +149,7 @@ __kernel void glm_lp(__global double* partials, __global double* row_grad,
       for (int c = 0; c < CHUNK; ++c)
         for (int e = 0; e < NETA; ++e) g[c][e] += xr[c] * row_d[e * ROWS + r];
 #if FAMILY == 5
-      /* cut c is the upper cut of category c + 1, the lower of c + 2 */
-      for (int c = lid; c < n_cuts; c += WG) {
-        double s = 0.0;
-        for (int q = 0; q < ROWS; ++q) {
-          const int yq = (int)row_d[(NETA + 2) * ROWS + q];
-          if (yq == c + 1) s += row_d[(NETA + 1) * ROWS + q];
-          if (yq == c + 2) s += row_d[NETA * ROWS + q];
-        }
-        cut_acc[c] += s;
-      }
+      add_cut_sums(row_d, ROWS, n_cuts, lid, WG, cut_acc);
 #endif
     }
     for (int c = 0; c < CHUNK; ++c) xr[c] = xn[c];

@@ -210,16 +210,7 @@ void glm_lp_tiled(__global double* partials, __global double* row_grad,
         }
       }
 #if FAMILY == 5
-      /* cut c is the upper cut of category c + 1, the lower of c + 2 */
-      for (int c = lid; c < n_cuts; c += TILE_WG) {
-        double t = 0.0;
-        for (int q = 0; q < R; ++q) {
-          const int yq = (int)rowv[(NETA + 2) * R + q];
-          if (yq == c + 1) t += rowv[(NETA + 1) * R + q];
-          if (yq == c + 2) t += rowv[NETA * R + q];
-        }
-        cut_acc[c] += t;
-      }
+      add_cut_sums(rowv, R, n_cuts, lid, TILE_WG, cut_acc);
 #endif
     }
     if (nxt >= n_tiles) break;

@@ -206,6 +206,22 @@ double scalar_row(double y, double eta, double ex, int propto, double* d_eta,
   return 0.0;
 #endif
 }
+
+#if FAMILY == 5 && defined(NETA)
+/* cut_acc[c] += the derivatives of R rows by cut c, c = first + m stride (rowv:
+   d_lo, d_up, y in blocks NETA..NETA + 2; cut c: upper of category c + 1, lower of c + 2) */
+void add_cut_sums(__local const double* rowv, int R, int n_cuts, int first, int stride,
+                  __local double* cut_acc) {
+  for (int c = first; c < n_cuts; c += stride) {
+    double s = 0.0;
+    for (int q = 0; q < R; ++q) {
+      const int yq = (int)rowv[(NETA + 2) * R + q];
+      s += yq == c + 1 ? rowv[(NETA + 1) * R + q] : yq == c + 2 ? rowv[NETA * R + q] : 0.0;
+    }
+    cut_acc[c] += s;
+  }
+}
+#endif
 #endif
 )";
 
