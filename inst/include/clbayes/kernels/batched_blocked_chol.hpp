@@ -185,30 +185,21 @@ __kernel void chol_blocked_syrk(__global double* A, __global const int* info,
 }
 )";
 
-inline const std::string& chol_blocked_panel_program() {
-  static const std::string s = std::string(batched_common_source) +
-                               batched_instance(batched_team_chol_source, false) +
-                               chol_blocked_panel_source;
-  return s;
-}
-inline const std::string& chol_blocked_syrk_program() {
-  static const std::string s = std::string(batched_common_source) +
-                               "#ifndef CHOL_NB\n#define CHOL_NB 32\n#endif\n" +
-                               chol_blocked_syrk_source;
-  return s;
-}
-
 inline auto& chol_blocked_panel() {
+  static const std::string src = batched_program(
+      {batched_instance(batched_team_chol_source, false), chol_blocked_panel_source});
   static kernel_cl<in_out_buffer, in_out_buffer, in_out_buffer, int, int, int, int, int,
                    int, double, int, int, int>
-      k("chol_blocked_panel", chol_blocked_panel_program().c_str(),
+      k("chol_blocked_panel", src.c_str(),
         {{"CHOL_NB", 32}, {"CHOL_PANEL", 16}});
   return k;
 }
 
 inline auto& chol_blocked_syrk() {
+  static const std::string src =
+      batched_program({"#ifndef CHOL_NB\n#define CHOL_NB 32\n#endif\n", chol_blocked_syrk_source});
   static kernel_cl<in_out_buffer, in_buffer, in_buffer, int, int, int, int, int, int, int>
-      k("chol_blocked_syrk", chol_blocked_syrk_program().c_str(),
+      k("chol_blocked_syrk", src.c_str(),
         {{"CHOL_NB", 32}, {"SYRK_TILE", 64}, {"SYRK_WPT", 4}, {"SYRK_KC", 16}});
   return k;
 }

@@ -78,46 +78,28 @@ __kernel void chol_batched_team(__global double* A, __global int* info, int m,
 }
 )";
 
-// Each kernel is built from the common macros, the device functions it
-// calls (in the address spaces it uses) and itself: smaller programs build
-// faster, and the build is once per session (and cached by most runtimes).
-inline const std::string& chol_batched_serial_program() {
-  static const std::string s = std::string(batched_common_source) +
-                               batched_instance(batched_serial_source, true) +
-                               chol_batched_serial_source;
-  return s;
-}
-inline const std::string& chol_batched_staged_program() {
-  static const std::string s = std::string(batched_common_source) +
-                               batched_instance(batched_serial_source, false) +
-                               chol_batched_staged_source;
-  return s;
-}
-inline const std::string& chol_batched_team_program() {
-  static const std::string s = std::string(batched_common_source) +
-                               batched_instantiate(batched_team_chol_source) +
-                               chol_batched_team_source;
-  return s;
-}
-
-// Kernel objects are function-local statics so that the composed source
-// string above exists before a kernel_cl keeps its address.
 inline auto& chol_batched_serial() {
+  static const std::string src =
+      batched_program({batched_instance(batched_serial_source, true), chol_batched_serial_source});
   static kernel_cl<in_out_buffer, out_buffer, int, int, int, int, int, double> k(
-      "chol_batched_serial", chol_batched_serial_program().c_str());
+      "chol_batched_serial", src.c_str());
   return k;
 }
 
 inline auto& chol_batched_staged() {
+  static const std::string src =
+      batched_program({batched_instance(batched_serial_source, false), chol_batched_staged_source});
   static kernel_cl<in_out_buffer, out_buffer, int, int, double, cl::LocalSpaceArg> k(
-      "chol_batched_staged", chol_batched_staged_program().c_str());
+      "chol_batched_staged", src.c_str());
   return k;
 }
 
 inline auto& chol_batched_team() {
+  static const std::string src =
+      batched_program({batched_instantiate(batched_team_chol_source), chol_batched_team_source});
   static kernel_cl<in_out_buffer, out_buffer, int, int, int, int, double,
                    cl::LocalSpaceArg, int>
-      k("chol_batched_team", chol_batched_team_program().c_str(), {{"CHOL_PANEL", 16}});
+      k("chol_batched_team", src.c_str(), {{"CHOL_PANEL", 16}});
   return k;
 }
 

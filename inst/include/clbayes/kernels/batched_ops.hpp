@@ -124,36 +124,26 @@ __kernel void batched_op_team(__global double* A, __global double* Bin,
 }
 )";
 
-inline const std::string& batched_op_serial_program() {
-  static const std::string s = std::string(batched_common_source) +
-                               batched_instance(batched_serial_source, true) +
-                               batched_instance(serial_op_source, true) +
-                               batched_op_serial_source;
-  return s;
-}
-inline const std::string& batched_op_team_program() {
-  static const std::string s = std::string(batched_common_source) +
-                               batched_instantiate(batched_team_chol_source) +
-                               batched_instantiate(batched_team_lu_source) +
-                               batched_instantiate(batched_team_blas_source) +
-                               batched_instantiate(team_op_source) +
-                               batched_op_team_source;
-  return s;
-}
-
 inline auto& batched_op_serial() {
+  static const std::string src = batched_program(
+      {batched_instance(batched_serial_source, true), batched_instance(serial_op_source, true),
+       batched_op_serial_source});
   static kernel_cl<in_out_buffer, in_buffer, in_out_buffer, out_buffer, out_buffer, int,
                    int, int, int, int, double, double, int, int, int, int, int, int>
-      k("batched_op_serial", batched_op_serial_program().c_str());
+      k("batched_op_serial", src.c_str());
   return k;
 }
 
 inline auto& batched_op_team() {
+  static const std::string src = batched_program(
+      {batched_instantiate(batched_team_chol_source), batched_instantiate(batched_team_lu_source),
+       batched_instantiate(batched_team_blas_source), batched_instantiate(team_op_source),
+       batched_op_team_source});
   static kernel_cl<in_out_buffer, in_buffer, in_out_buffer, out_buffer, out_buffer, int,
                    int, int, int, double, double, int, int, int, int, int, int,
                    cl::LocalSpaceArg, cl::LocalSpaceArg, cl::LocalSpaceArg,
                    cl::LocalSpaceArg, int>
-      k("batched_op_team", batched_op_team_program().c_str());
+      k("batched_op_team", src.c_str());
   return k;
 }
 

@@ -15,6 +15,7 @@
 // The source is written once over the address space ASP and instantiated
 // for __global (names ending _g) and __local (_l) by batched_instantiate().
 
+#include <initializer_list>
 #include <string>
 
 #ifdef CLBAYES_OPENCL
@@ -202,6 +203,17 @@ inline std::string batched_instance(const char* body, bool global) {
 /** Both instances: global memory and local memory. */
 inline std::string batched_instantiate(const char* body) {
   return batched_instance(body, true) + batched_instance(body, false);
+}
+
+// A kernel's program: the common macros, the device functions it calls (in
+// the address spaces it uses) and itself; smaller programs build faster, and
+// the build is once per session (and cached by most runtimes). Each kernel
+// object is a function-local static beside its program's text, which exists
+// before the kernel_cl keeps its address.
+inline std::string batched_program(std::initializer_list<std::string> parts) {
+  std::string s = batched_common_source;
+  for (const std::string& p : parts) s += p;
+  return s;
 }
 
 }  // namespace kernels

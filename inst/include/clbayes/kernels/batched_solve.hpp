@@ -80,32 +80,23 @@ __kernel void solve_batched_team(__global double* A, __global double* X,
 }
 )";
 
-inline const std::string& solve_batched_serial_program() {
-  static const std::string s = std::string(batched_common_source) +
-                               batched_instance(batched_serial_source, true) +
-                               solve_batched_serial_source;
-  return s;
-}
-inline const std::string& solve_batched_team_program() {
-  static const std::string s = std::string(batched_common_source) +
-                               batched_instantiate(batched_team_lu_source) +
-                               batched_instantiate(batched_team_blas_source) +
-                               solve_batched_team_source;
-  return s;
-}
-
 inline auto& solve_batched_serial() {
+  static const std::string src =
+      batched_program({batched_instance(batched_serial_source, true), solve_batched_serial_source});
   static kernel_cl<in_out_buffer, in_out_buffer, out_buffer, out_buffer, int, int,
                    int, int, int, int, int, int, int>
-      k("solve_batched_serial", solve_batched_serial_program().c_str());
+      k("solve_batched_serial", src.c_str());
   return k;
 }
 
 inline auto& solve_batched_team() {
+  static const std::string src = batched_program(
+      {batched_instantiate(batched_team_lu_source), batched_instantiate(batched_team_blas_source),
+       solve_batched_team_source});
   static kernel_cl<in_out_buffer, in_out_buffer, out_buffer, int, int, int, int, int,
                    int, int, int, cl::LocalSpaceArg, cl::LocalSpaceArg,
                    cl::LocalSpaceArg, cl::LocalSpaceArg, int>
-      k("solve_batched_team", solve_batched_team_program().c_str());
+      k("solve_batched_team", src.c_str());
   return k;
 }
 

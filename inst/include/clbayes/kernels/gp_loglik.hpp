@@ -108,20 +108,14 @@ __kernel void gp_loglik(__global double* out, __global const double* theta, int 
 }
 )";
 
-inline const std::string& gp_loglik_program() {
-  static const std::string source =
-      std::string(batched_common_source) +
-      batched_instantiate(batched_team_chol_source) +
-      batched_instantiate(batched_team_blas_source) +
-      batched_instantiate(gp_loglik_body_source) + gp_loglik_kernel_source;
-  return source;
-}
-
 inline auto& gp_loglik() {
+  static const std::string src = batched_program(
+      {batched_instantiate(batched_team_chol_source), batched_instantiate(batched_team_blas_source),
+       batched_instantiate(gp_loglik_body_source), gp_loglik_kernel_source});
   static kernel_cl<out_buffer, in_buffer, int, int, in_buffer, in_buffer, int,
                    in_buffer, in_buffer, int, int, int, double, in_out_buffer,
                    cl::LocalSpaceArg, cl::LocalSpaceArg, int>
-      k("gp_loglik", gp_loglik_program().c_str(), {{"CHOL_PANEL", 16}});
+      k("gp_loglik", src.c_str(), {{"CHOL_PANEL", 16}});
   return k;
 }
 
