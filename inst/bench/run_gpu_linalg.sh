@@ -22,8 +22,8 @@ mkdir -p "$out"
 headers=$(find inst/include -type f | LC_ALL=C sort | xargs cat | sha1sum | cut -c1-12)
 { nvidia-smi -L 2>/dev/null; date -u '+date: %Y-%m-%d %H:%M UTC'; git log -1 --format='tree: %h %s' 2>/dev/null
   echo "headers: $headers"; } | tee "$log"
-make -C inst/bench DEPS="$deps" bench_linalg verify_gemm >"$out/build.log" 2>&1 &
-[ -n "$b" ] && make -C "$b/inst/bench" DEPS="$deps" bench_linalg >"$out/build_b.log" 2>&1 &
+make -B -C inst/bench DEPS="$deps" bench_linalg verify_gemm >"$out/build.log" 2>&1 &
+[ -n "$b" ] && make -B -C "$b/inst/bench" DEPS="$deps" bench_linalg >"$out/build_b.log" 2>&1 &
 wait
 T() {  # label, command...
   echo "### $1: ${*:2}" | tee -a "$log"
