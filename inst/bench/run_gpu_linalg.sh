@@ -36,7 +36,7 @@ T this inst/bench/bench_linalg $A
 for r in ${RESERVES-8 24 32}; do T "this, trailing_reserve $r" inst/bench/bench_linalg $A --trailing-reserve $r; done
 T this inst/bench/bench_linalg $A
 [ -n "$b" ] && T B "$b/inst/bench/bench_linalg" $A
-T "this, profile" inst/bench/bench_linalg --reps 3 --cpu-max 0 --device-only --profile ${n%% *}
+T "this, profile" inst/bench/bench_linalg --reps 3 --cpu-max 0 --device-only --profile $n
 T "this, host to host" inst/bench/bench_linalg --reps 3 --cpu-max 0 $n
 T anchors python3 inst/bench/anchors_torch.py $n
 date -u '+end: %H:%M:%S' | tee -a "$log"
