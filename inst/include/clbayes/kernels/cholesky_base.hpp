@@ -175,7 +175,9 @@ void cholesky_base(__global double* A, int n, int k, int bw, int rows_end,
 #else
     double acc[CPT];  // one FMA chain per item, operands from global memory
     for (int s = 0; s < CPT; ++s) acc[s] = 0.0;
-#pragma unroll 8  // loads ahead of their FMAs (the FMA path at 8192: 1.01x, 1.04x without)
+#if NV_PTX  // loads ahead of their FMAs (FMA path, 8192: 1.01x the chunked update, 1.04x without)
+#pragma unroll 8
+#endif
     for (int q = 0; q < kk; ++q) {
       const long at = (long)(k + q) * n;
       const double a = i < rows ? A[at + r0 + i] : 0.0;
