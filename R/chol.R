@@ -4,8 +4,9 @@
 #' `x = L %*% t(L)`. On an OpenCL device it runs the blocked algorithm of
 #' Cesnovar et al. (2020, section 3.3.1) as a loop over panels of columns:
 #' each panel is factored on one queue, by products and by one small
-#' kernel per 128 columns (whose work groups update, factor and solve those
-#' columns 32 at a time), while the rest of the matrix is updated by large
+#' kernel per 128 columns (512 where the device has FP64 tensor cores, which
+#' then take its updates), whose work groups update, factor and solve those
+#' columns 32 at a time, while the rest of the matrix is updated by large
 #' GEMMs on another. An R matrix crosses the bus block column by block column,
 #' copied in and back by two helper threads, and is factored in the
 #' left-looking order: each block column is updated with the finished
