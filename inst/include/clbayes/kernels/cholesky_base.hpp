@@ -98,10 +98,10 @@ double recip(double v) {
  * rows_end - 1 (a ragged last step ends at rows_end). Column block s of
  * inv (leading dimension ldi) gets step s's L_cc^{-1}, zeros above the
  * diagonal. A pivot that is not positive (or NaN) at column j sets flag[0]
- * = j + 1 unless set, and the groups waiting stop. sync: the word groups wait on, zero when the
- * factorisation starts. Launch: global (IB * groups, LEAF_T), local (IB,
- * LEAF_T), a group per IB rows from k. Item (i, t) owns the columns cc = t
- * + s LEAF_T of row i of its group's tile.
+ * = j + 1 unless set, and the groups waiting stop. sync: the word groups
+ * wait on, zero when the factorisation starts. Launch: global (IB *
+ * groups, LEAF_T), local (IB, LEAF_T), a group per IB rows from k. Item
+ * (i, t) owns the columns cc = t + s LEAF_T of row i of its group's tile.
  */
 __kernel __attribute__((reqd_work_group_size(IB, LEAF_T, 1)))
 void cholesky_base(__global double* A, int n, int k, int bw, int rows_end,
@@ -121,10 +121,12 @@ void cholesky_base(__global double* A, int n, int k, int bw, int rows_end,
   const int steps = min(g + 1, steps_all);
   // rows that other groups write in this launch: past L1 (volatile)
   __global volatile double* Av = (__global volatile double*)A;
-  // fragment f = t % 8 of a 32 x 32 tile (MMA): rows ra, ra + 8, columns
-  // rc, rc + 1; rows rb of the right operand
+#if MMA
+  // fragment f = t % 8 of a 32 x 32 tile: rows ra, ra + 8, columns rc,
+  // rc + 1; rows rb of the right operand
   const int lg = i >> 2, lt = i & 3, ra = 16 * ((t & 7) >> 2) + lg;
   const int rb = 8 * (t & 3) + lg, rc = 8 * (t & 3) + 2 * lt;
+#endif
   // this group's diagonal tile's update, a piece per solve: -dacc[s] at
   // (i, t + s LEAF_T); with MMA +dacc[h] at fragment t's h-th place (t < 8)
   double dacc[DACC];
