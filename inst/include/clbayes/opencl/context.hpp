@@ -14,6 +14,7 @@
 #include "../config.hpp"
 #include "../error.hpp"
 #include "../interrupt.hpp"
+#include "buffer_pool.hpp"
 #include "device_info.hpp"
 
 #include <cstdint>
@@ -77,6 +78,7 @@ class context {
       throw invalid_argument("device", "'" + info.name +
                                            "' has no double precision "
                                            "(cl_khr_fp64); clbayes needs it");
+    pool_ = buffer_pool();  // old buffers are released, not kept
     try {
       cl::Context ctx(devs[device]);
       cl::CommandQueue queue(ctx, devs[device], queue_properties());  // in-order
@@ -99,6 +101,7 @@ class context {
   /** Drop the selected device: later work runs on the CPU paths. */
   void deselect() {
     if (selected_) finish_all();
+    pool_ = buffer_pool();
     programs_.clear();
     context_ = cl::Context();
     queue_ = cl::CommandQueue();
@@ -208,6 +211,21 @@ class context {
     }
   }
   bool profiling() const { return profiling_; }
+  /** The queues made so far (the main one first). */
+  std::vector<cl::CommandQueue*> made_queues() {
+    std::vector<cl::CommandQueue*> out{&queue_};
+    for (cl::CommandQueue* q : {&side_queue_, &transfer_queue_, &download_queue_})
+      if ((*q)() != nullptr) out.push_back(q);
+    return out;
+  }
+  /** Device buffers kept for reuse (opencl/memory.hpp). */
+  buffer_pool& pool() { return pool_; }
+  /** True once the context is destroyed (at exit): a matrix released
+   *  later must not touch it. */
+  static bool& gone() {
+    static bool g = false;
+    return g;
+  }
   cl::Device& device() {
     require_device();
     return device_;
@@ -293,6 +311,7 @@ class context {
 
  private:
   context() = default;
+  ~context() { gone() = true; }
 
   cl_command_queue_properties queue_properties() const {
     return profiling_ ? CL_QUEUE_PROFILING_ENABLE : 0;
@@ -389,6 +408,7 @@ class context {
   cl::Device device_;
   device_info info_;
   std::map<std::string, compiled_kernel> programs_;
+  buffer_pool pool_;  // last: released before the context's queues
 };
 
 /** While alive, work enqueued through context::queue() (every kernel_cl

@@ -16,6 +16,7 @@
 #include "memory.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <vector>
 
 #ifdef CLBAYES_OPENCL
@@ -42,12 +43,8 @@ class matrix_cl {
       const double bytes = sizeof(double) * static_cast<double>(size());
       const std::string what = "a " + format_dims(rows, cols) + " device matrix";
       check_device_allocation(bytes, what);
-      try {
-        buffer_ = cl::Buffer(ctx.cl_context(), CL_MEM_READ_WRITE,
-                             sizeof(double) * static_cast<std::size_t>(size()));
-      } catch (const cl::Error& e) {
-        throw cl_failure("allocating " + what + " (" + format_bytes(bytes) + ")", e.err());
-      }
+      buffer_ = std::make_shared<const device_buffer>(
+          sizeof(double) * static_cast<std::size_t>(size()), what);
     }
   }
 
@@ -55,11 +52,6 @@ class matrix_cl {
   matrix_cl& operator=(const matrix_cl&) = delete;
   matrix_cl(matrix_cl&&) = default;
   matrix_cl& operator=(matrix_cl&&) = default;
-
-  ~matrix_cl() {
-    // Nothing to wait for: OpenCL frees a released buffer only after the
-    // commands already queued on it have finished (clReleaseMemObject).
-  }
 
   /** A second handle on the same buffer, with its own empty event lists:
    *  for an algorithm that orders its work on disjoint parts of one matrix
@@ -84,7 +76,10 @@ class matrix_cl {
   }
   matrix_view view() const { return view_; }
   void set_view(matrix_view v) { view_ = v; }
-  const cl::Buffer& buffer() const { return buffer_; }
+  const cl::Buffer& buffer() const {
+    static const cl::Buffer none;
+    return buffer_ ? buffer_->get() : none;
+  }
   unsigned generation() const { return generation_; }
 
   /** True when the matrix was allocated on the device selected now. */
@@ -140,7 +135,8 @@ class matrix_cl {
                  events.end());
   }
 
-  cl::Buffer buffer_;
+  // Shared by aliases; back to the pool with the last of them (memory.hpp).
+  std::shared_ptr<const device_buffer> buffer_;
   int rows_ = 0;
   int cols_ = 0;
   matrix_view view_ = matrix_view::entire;

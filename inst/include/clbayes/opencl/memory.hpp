@@ -4,11 +4,14 @@
 // Device memory as the user is told about it: a buffer too large for the
 // device is refused before OpenCL is asked, and an OpenCL allocation
 // failure (which some drivers report only at the first launch that uses
-// the buffer) says how much memory the device has.
+// the buffer) says how much memory the device has. Matrix buffers come
+// from and go back to the context's pool (opencl/buffer_pool.hpp).
 
 #include "context.hpp"
 
+#include <cstddef>
 #include <string>
+#include <vector>
 
 #ifdef CLBAYES_OPENCL
 
@@ -50,6 +53,76 @@ inline opencl_error cl_failure(const std::string& operation, int code) {
                           ? "the device may be out of memory: the " + device_memory_note()
                           : std::string());
 }
+
+/** The device memory of one matrix (shared by its aliases): taken from
+ *  the context's pool when a kept buffer of its size is idle, otherwise
+ *  allocated; given back to the pool when the last owner lets go. */
+class device_buffer {
+ public:
+  /** `what` names the matrix in errors ("a 70000 x 70000 device matrix"). */
+  device_buffer(std::size_t bytes, const std::string& what)
+      : bytes_(bytes), generation_(context::instance().generation()) {
+    context& ctx = context::instance();
+    buffer_pool& pool = ctx.pool();
+    buffer_ = pool.take(bytes);
+    if (buffer_() == nullptr) {
+      // Kept buffers give way to a new one that would not fit beside them
+      // (a driver may report the shortage only at the first launch).
+      const std::size_t have = static_cast<std::size_t>(ctx.info().global_mem) / 10 * 9;
+      const std::size_t need = pool.live_bytes() + bytes;
+      pool.trim(need < have ? have - need : 0);
+      try {
+        buffer_ = cl::Buffer(ctx.cl_context(), CL_MEM_READ_WRITE, bytes);
+      } catch (const cl::Error& e) {
+        if (!is_allocation_failure(e.err()) || pool.clear() == 0)
+          throw cl_failure("allocating " + what + " (" + format_bytes(double(bytes)) + ")",
+                           e.err());
+        try {
+          buffer_ = cl::Buffer(ctx.cl_context(), CL_MEM_READ_WRITE, bytes);
+        } catch (const cl::Error& again) {
+          throw cl_failure("allocating " + what + " (" + format_bytes(double(bytes)) + ")",
+                           again.err());
+        }
+      }
+    }
+    pool.live_bytes() += bytes;
+  }
+
+  device_buffer(const device_buffer&) = delete;
+  device_buffer& operator=(const device_buffer&) = delete;
+
+  /** Into the pool, behind a marker on every queue, unless it is small,
+   *  from an earlier device, or the context is gone. At most a quarter of
+   *  the device's memory is kept. */
+  ~device_buffer() {
+    if (context::gone()) return;
+    try {
+      context& ctx = context::instance();
+      if (generation_ != ctx.generation()) return;
+      buffer_pool& pool = ctx.pool();
+      pool.live_bytes() -= std::min(pool.live_bytes(), bytes_);
+      if (bytes_ < buffer_pool::smallest) return;
+      std::vector<cl::Event> markers;
+      for (cl::CommandQueue* q : ctx.made_queues()) {
+        cl::Event m;
+        q->enqueueMarkerWithWaitList(nullptr, &m);
+        q->flush();
+        markers.push_back(m);
+      }
+      pool.keep(buffer_, bytes_, std::move(markers),
+                static_cast<std::size_t>(ctx.info().global_mem) / 4);
+    } catch (...) {
+      // Not kept: released as any buffer is (OpenCL waits for its work).
+    }
+  }
+
+  const cl::Buffer& get() const { return buffer_; }
+
+ private:
+  cl::Buffer buffer_;
+  std::size_t bytes_;
+  unsigned generation_;
+};
 
 }  // namespace opencl
 }  // namespace clbayes
