@@ -77,6 +77,14 @@
     .Call(`_clbayes_cpp_available`)
 }
 
+.cpp_empty_cache <- function() {
+    .Call(`_clbayes_cpp_empty_cache`)
+}
+
+.cpp_cache_stats <- function() {
+    .Call(`_clbayes_cpp_cache_stats`)
+}
+
 .cpp_glm_data <- function(x, y, upload, check_x, offset = NULL) {
     .Call(`_clbayes_cpp_glm_data`, x, y, upload, check_x, offset)
 }

@@ -255,6 +255,26 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_empty_cache
+double cpp_empty_cache();
+RcppExport SEXP _clbayes_cpp_empty_cache() {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    rcpp_result_gen = Rcpp::wrap(cpp_empty_cache());
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_cache_stats
+Rcpp::NumericVector cpp_cache_stats();
+RcppExport SEXP _clbayes_cpp_cache_stats() {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    rcpp_result_gen = Rcpp::wrap(cpp_cache_stats());
+    return rcpp_result_gen;
+END_RCPP
+}
 // cpp_glm_data
 SEXP cpp_glm_data(Rcpp::NumericMatrix x, Rcpp::NumericVector y, bool upload, bool check_x, SEXP offset);
 RcppExport SEXP _clbayes_cpp_glm_data(SEXP xSEXP, SEXP ySEXP, SEXP uploadSEXP, SEXP check_xSEXP, SEXP offsetSEXP) {
@@ -920,6 +940,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_clbayes_cpp_deselect", (DL_FUNC) &_clbayes_cpp_deselect, 0},
     {"_clbayes_cpp_init_device", (DL_FUNC) &_clbayes_cpp_init_device, 0},
     {"_clbayes_cpp_available", (DL_FUNC) &_clbayes_cpp_available, 0},
+    {"_clbayes_cpp_empty_cache", (DL_FUNC) &_clbayes_cpp_empty_cache, 0},
+    {"_clbayes_cpp_cache_stats", (DL_FUNC) &_clbayes_cpp_cache_stats, 0},
     {"_clbayes_cpp_glm_data", (DL_FUNC) &_clbayes_cpp_glm_data, 5},
     {"_clbayes_cpp_glm_data_dim", (DL_FUNC) &_clbayes_cpp_glm_data_dim, 1},
     {"_clbayes_cpp_glm_lp", (DL_FUNC) &_clbayes_cpp_glm_lp, 8},

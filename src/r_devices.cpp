@@ -91,3 +91,30 @@ bool cpp_available() {
   return false;
 #endif
 }
+
+// [[Rcpp::export(.cpp_empty_cache)]]
+double cpp_empty_cache() {
+#ifdef CLBAYES_OPENCL
+  clbayes::opencl::context& ctx = clbayes::opencl::context::instance();
+  if (!ctx.selected()) return 0;
+  return static_cast<double>(ctx.pool().clear());
+#else
+  return 0;
+#endif
+}
+
+// [[Rcpp::export(.cpp_cache_stats)]]
+Rcpp::NumericVector cpp_cache_stats() {
+#ifdef CLBAYES_OPENCL
+  clbayes::opencl::context& ctx = clbayes::opencl::context::instance();
+  if (ctx.selected()) {
+    const clbayes::opencl::buffer_pool& p = ctx.pool();
+    return Rcpp::NumericVector::create(
+        Rcpp::Named("kept_bytes") = static_cast<double>(p.kept_bytes()),
+        Rcpp::Named("hits") = static_cast<double>(p.hits()),
+        Rcpp::Named("misses") = static_cast<double>(p.misses()));
+  }
+#endif
+  return Rcpp::NumericVector::create(Rcpp::Named("kept_bytes") = 0, Rcpp::Named("hits") = 0,
+                                     Rcpp::Named("misses") = 0);
+}

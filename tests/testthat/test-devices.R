@@ -31,6 +31,7 @@ test_that("gpu_select() switches, deselects and refuses bad indices", {
   expect_message(expect_null(gpu_info()), "no OpenCL device")
   expect_error(gpu_matrix(diag(2)), "no OpenCL device is selected")
   expect_error(resolve_backend("opencl"), "no OpenCL device")
+  expect_identical(gpu_empty_cache(), 0)
   expect_identical(resolve_backend("auto", size = 1e9, threshold = 0), "cpu")
 
   res <- gpu_select(sel$platform, sel$device)
@@ -44,6 +45,37 @@ test_that("gpu_select() switches, deselects and refuses bad indices", {
   expect_error(gpu_select(-1), "`platform` must be a single non-negative")
   expect_error(gpu_select("a"), "`platform` must be a single non-negative")
   expect_error(gpu_select(0, 1.5), "`device` must be a single non-negative")
+})
+
+test_that("released device matrices are reused, and gpu_empty_cache() gives them back", {
+  skip_if_no_device()
+  stats <- function() .cpp_cache_stats()
+  gpu_empty_cache()
+  set.seed(1)
+  x <- matrix(rnorm(400 * 400), 400)  # 1.2 MiB: kept when released
+  g <- gpu_matrix(x)
+  rm(g)
+  invisible(gc())
+  kept <- stats()
+  expect_gte(kept[["kept_bytes"]], 8 * 400 * 400)
+  # the kept buffer, now holding y's values and not x's
+  y <- matrix(rnorm(400 * 400), 400)
+  h <- gpu_matrix(y)
+  expect_identical(stats()[["hits"]] - kept[["hits"]], 1)
+  expect_identical(as.matrix(h), y)
+  # the Cholesky's working matrix and temporaries, kept between two calls
+  a <- random_spd(600)
+  for (i in 1:2) {
+    l <- gpu_chol(gpu_matrix(a))
+    expect_equal(as.matrix(l), t(chol(a)), tolerance = 1e-12)
+    rm(l)
+    invisible(gc())
+  }
+  expect_gt(stats()[["hits"]], kept[["hits"]] + 1)
+  expect_gt(gpu_empty_cache(), 0)
+  expect_identical(stats()[["kept_bytes"]], 0)
+  expect_identical(gpu_empty_cache(), 0)
+  expect_identical(as.matrix(h), y)  # a live matrix is not touched
 })
 
 test_that("resolve_backend() follows the option and the threshold", {
