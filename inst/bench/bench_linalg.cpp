@@ -231,6 +231,10 @@ int main(int argc, char** argv) {
                   gemm_err, launches);
       std::fflush(stdout);
     }
+    const clbayes::opencl::buffer_pool& pool = ctx.pool();
+    std::printf("\nbuffer pool (opencl/buffer_pool.hpp): %llu matrices of 1 MiB or more reused, "
+                "%llu allocated; %.0f MiB kept\n",
+                pool.hits(), pool.misses(), pool.kept_bytes() / 1048576.0);
     if (tune)  // the settings as flags, to run again or to set as defaults
       std::printf("\nkept: %s\n", flags_of(s).c_str());
   } catch (const std::exception& e) {
