@@ -11,7 +11,8 @@
 #'   only that triangle of the square `x` (the other is zero) and travels
 #'   packed: n (n + 1) / 2 values cross the bus each way instead of n^2.
 #' @details `gpu_matrix` is an S4 class holding an external pointer to the
-#'   device memory, which is freed when the object is garbage-collected.
+#'   device memory, which is released when the object is garbage-collected
+#'   (kept for the next matrix of its size; see [gpu_empty_cache()]).
 #'   Device memory does not survive [saveRDS()] or a new session. The
 #'   operators `+`, `-` (both operands `gpu_matrix`), `*` and `/` by a
 #'   scalar, unary minus, [t()] and `%*%` run on the device; a sum of two
