@@ -71,19 +71,18 @@ class device_buffer {
       const std::size_t have = static_cast<std::size_t>(ctx.info().global_mem) / 10 * 9;
       const std::size_t need = pool.live_bytes() + bytes;
       pool.trim(need < have ? have - need : 0);
-      try {
-        buffer_ = cl::Buffer(ctx.cl_context(), CL_MEM_READ_WRITE, bytes);
-      } catch (const cl::Error& e) {
-        if (!is_allocation_failure(e.err()) || pool.clear() == 0)
-          throw cl_failure("allocating " + what + " (" + format_bytes(double(bytes)) + ")",
-                           e.err());
+      auto allocate = [&] {
         try {
           buffer_ = cl::Buffer(ctx.cl_context(), CL_MEM_READ_WRITE, bytes);
-        } catch (const cl::Error& again) {
-          throw cl_failure("allocating " + what + " (" + format_bytes(double(bytes)) + ")",
-                           again.err());
+          return CL_SUCCESS;
+        } catch (const cl::Error& e) {
+          return e.err();
         }
-      }
+      };
+      cl_int code = allocate();
+      if (is_allocation_failure(code) && pool.clear() > 0) code = allocate();  // once more
+      if (code != CL_SUCCESS)
+        throw cl_failure("allocating " + what + " (" + format_bytes(double(bytes)) + ")", code);
     }
     pool.live_bytes() += bytes;
   }
