@@ -92,7 +92,8 @@ class device_buffer {
 
   /** Into the pool, behind a marker on every queue, unless it is small,
    *  from an earlier device, or the context is gone. At most a quarter of
-   *  the device's memory is kept. */
+   *  the device's memory is kept, a sixteenth on a CPU device (whose
+   *  memory is the host's, shared with R). */
   ~device_buffer() {
     if (context::gone()) return;
     try {
@@ -108,8 +109,9 @@ class device_buffer {
         q->flush();
         markers.push_back(m);
       }
+      const device_info& info = ctx.info();
       pool.keep(buffer_, bytes_, std::move(markers),
-                static_cast<std::size_t>(ctx.info().global_mem) / 4);
+                static_cast<std::size_t>(info.global_mem) / (info.type == "cpu" ? 16 : 4));
     } catch (...) {
       // Not kept: released as any buffer is (OpenCL waits for its work).
     }
