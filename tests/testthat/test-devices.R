@@ -26,6 +26,7 @@ test_that("gpu_select() switches, deselects and refuses bad indices", {
   on.exit(gpu_select(sel$platform, sel$device), add = TRUE)
 
   a <- gpu_matrix(matrix(1:4, 2))
+  big <- gpu_matrix(matrix(0, 400, 400))  # 1.2 MiB: kept when released
   gpu_select(NULL)
   expect_false(gpu_available())
   expect_message(expect_null(gpu_info()), "no OpenCL device")
@@ -39,6 +40,10 @@ test_that("gpu_select() switches, deselects and refuses bad indices", {
   expect_identical(res$name, sel$name)
   # matrices made before the switch belong to another context
   expect_error(as.matrix(a), "no longer selected")
+  # and their buffers are released, not kept for the new one
+  rm(big)
+  invisible(gc())
+  expect_identical(.cpp_cache_stats()[["kept_bytes"]], 0)
 
   expect_error(gpu_select(99L, 0L), "`platform` must be a platform index from 0 to")
   expect_error(gpu_select(sel$platform, 99L), "`device` must be a device index from 0 to")
