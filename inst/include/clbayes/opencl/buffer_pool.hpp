@@ -26,6 +26,15 @@
 namespace clbayes {
 namespace opencl {
 
+/** True once the command behind `e` has completed (false while it is
+ *  pending, and if the status cannot be read). */
+inline bool event_complete(const cl::Event& e) {
+  cl_int status = CL_QUEUED;
+  return ::clGetEventInfo(e(), CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status), &status,
+                          nullptr) == CL_SUCCESS &&
+         status == CL_COMPLETE;
+}
+
 class buffer_pool {
  public:
   /** Buffers below this size are not kept: allocating them costs little. */
@@ -33,6 +42,7 @@ class buffer_pool {
 
   /** An idle kept buffer of exactly `bytes`, or a null one. */
   cl::Buffer take(std::size_t bytes) {
+    if (bytes < smallest) return cl::Buffer();  // never kept
     for (auto it = kept_.begin(); it != kept_.end(); ++it) {
       if (it->bytes != bytes || !idle(*it)) continue;
       cl::Buffer b = it->buffer;
@@ -41,7 +51,7 @@ class buffer_pool {
       ++hits_;
       return b;
     }
-    if (bytes >= smallest) ++misses_;
+    ++misses_;
     return cl::Buffer();
   }
 
@@ -85,14 +95,7 @@ class buffer_pool {
   };
 
   static bool idle(entry& e) {
-    e.markers.erase(std::remove_if(e.markers.begin(), e.markers.end(),
-                                   [](const cl::Event& m) {
-                                     cl_int status = CL_QUEUED;
-                                     return ::clGetEventInfo(m(), CL_EVENT_COMMAND_EXECUTION_STATUS,
-                                                             sizeof(status), &status,
-                                                             nullptr) == CL_SUCCESS &&
-                                            status == CL_COMPLETE;
-                                   }),
+    e.markers.erase(std::remove_if(e.markers.begin(), e.markers.end(), event_complete),
                     e.markers.end());
     return e.markers.empty();
   }

@@ -127,12 +127,7 @@ class matrix_cl {
 
  private:
   static void prune(std::vector<cl::Event>& events) {
-    events.erase(std::remove_if(events.begin(), events.end(),
-                                [](const cl::Event& ev) {
-                                  return ev.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>() ==
-                                         CL_COMPLETE;
-                                }),
-                 events.end());
+    events.erase(std::remove_if(events.begin(), events.end(), event_complete), events.end());
   }
 
   // Shared by aliases; back to the pool with the last of them (memory.hpp).
