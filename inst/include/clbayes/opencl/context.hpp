@@ -78,7 +78,6 @@ class context {
       throw invalid_argument("device", "'" + info.name +
                                            "' has no double precision "
                                            "(cl_khr_fp64); clbayes needs it");
-    pool_ = buffer_pool();  // old buffers are released, not kept
     try {
       cl::Context ctx(devs[device]);
       cl::CommandQueue queue(ctx, devs[device], queue_properties());  // in-order
@@ -89,6 +88,7 @@ class context {
       download_queue_ = cl::CommandQueue();
       role_ = queue_role::main;
       device_ = devs[device];
+      pool_ = buffer_pool();  // the old device's buffers are released, not kept
     } catch (const cl::Error& e) {
       throw opencl_error("creating a context on '" + info.name + "'", e.err());
     }
