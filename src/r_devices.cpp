@@ -105,16 +105,16 @@ double cpp_empty_cache() {
 
 // [[Rcpp::export(.cpp_cache_stats)]]
 Rcpp::NumericVector cpp_cache_stats() {
+  double kept = 0, hits = 0, misses = 0;
 #ifdef CLBAYES_OPENCL
   clbayes::opencl::context& ctx = clbayes::opencl::context::instance();
   if (ctx.selected()) {
     const clbayes::opencl::buffer_pool& p = ctx.pool();
-    return Rcpp::NumericVector::create(
-        Rcpp::Named("kept_bytes") = static_cast<double>(p.kept_bytes()),
-        Rcpp::Named("hits") = static_cast<double>(p.hits()),
-        Rcpp::Named("misses") = static_cast<double>(p.misses()));
+    kept = static_cast<double>(p.kept_bytes());
+    hits = static_cast<double>(p.hits());
+    misses = static_cast<double>(p.misses());
   }
 #endif
-  return Rcpp::NumericVector::create(Rcpp::Named("kept_bytes") = 0, Rcpp::Named("hits") = 0,
-                                     Rcpp::Named("misses") = 0);
+  return Rcpp::NumericVector::create(Rcpp::Named("kept_bytes") = kept, Rcpp::Named("hits") = hits,
+                                     Rcpp::Named("misses") = misses);
 }
