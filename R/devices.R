@@ -100,8 +100,9 @@ gpu_available <- function() {
 #' allocation and the mapping of its pages, about 0.5 ms for a 8192 x 8192
 #' matrix on an H200. At most a quarter of the device's memory is kept (a
 #' sixteenth on a CPU device such as PoCL, whose memory is R's), and kept
-#' buffers are given back by themselves when a new matrix needs the room. `gpu_empty_cache()` gives them back now, for memory that other
-#' programs on the same device need.
+#' buffers are given back by themselves when a new matrix needs the room.
+#' `gpu_empty_cache()` gives them back now, for memory that other programs
+#' on the same device need.
 #'
 #' @return The number of bytes given back, invisibly (0 with no device).
 #' @examples

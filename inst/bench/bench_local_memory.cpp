@@ -5,7 +5,7 @@
 // (set by clSetKernelArg): built, run over one group of 256 items per
 // compute unit, and checked (each item reads back what another wrote).
 // On NVIDIA's OpenCL the device reports 48 KB, but static arrays of up to
-// 200 KB run (log 2026-11-27-local-memory): room for GEMM stages as deep
+// 200 KB run (log 2026-11-28-local-memory): room for GEMM stages as deep
 // as cuBLAS's.
 //   bench_local_memory
 
