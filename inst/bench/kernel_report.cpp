@@ -5,7 +5,7 @@
 // also writes the program binary (PTX on NVIDIA), for ptxas / cuobjdump.
 //   ./kernel_report glm_batch_mma FAMILY=1 WARPS=8 KS=13 MG=7 MMA=1 [-cl-nv-maxrregcount=128]
 //   ./kernel_report gemm TM=128 TN=128 TK=8 WPTM=8 WPTN=8 TRANS_A=0 TRANS_B=0
-//       PERSISTENT=0 FAST_INTERIOR=1 MMA=1 --ptx gemm.ptx
+//       PERSISTENT=0 MMA=1 --ptx gemm.ptx
 //   ./kernel_report cholesky_base CHOLESKY_BLOCK=32 LEAF_T=32 NV_PTX=1 MMA=1
 // Other platforms print their own build log (often empty).
 

@@ -8,7 +8,7 @@
 # (ptx_gemm.cu) beside cublasDgemm.
 set -e
 out=${1:?OUT_DIR}; n=${2:-8192}; shift $(( $# < 2 ? $# : 2 ))
-defines=${*:-"TM=128 TN=128 TK=8 WPTM=8 WPTN=8 TRANS_A=0 TRANS_B=0 PERSISTENT=0 FAST_INTERIOR=1 MMA=1"}
+defines=${*:-"TM=128 TN=128 TK=8 WPTM=8 WPTN=8 TRANS_A=0 TRANS_B=0 PERSISTENT=0 MMA=1"}
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"
 make -s -C "$here/.." kernel_report

@@ -9,17 +9,18 @@
 // equal-shaped products at fixed strides (the batched triangular inverse,
 // tri-inverse-kernels.txt); split-k (section 3.1.1: `splits` parts of the
 // k range, each into its own copy of C, added by gemm_split_sum).
-//   - double-buffered local tiles: the next k-tile is read into registers
-//     while the current one is multiplied, then stored into the other
-//     buffer: one barrier per k-step, the load latency behind the products;
-//   - FMA path: a work item owns pairs of neighbouring rows and columns of
-//     C, so one 16-byte local load feeds two rows; rows padded by a double2;
-//   - FAST_INTERIOR = 1: tiles inside op(A), op(B) and their views load
-//     without bounds and view tests (logs/history.md, 2026-11-24);
+//   - FMA path: double-buffered local tiles, the next k-tile read into
+//     registers while the current one is multiplied, then stored into the
+//     other buffer (one barrier per k-step); a work item owns pairs of
+//     neighbouring rows and columns of C, so one 16-byte local load feeds
+//     two rows; rows padded by a double2;
+//   - tiles inside op(A), op(B) and their views load without bounds and
+//     view tests (logs/history.md, 2026-11-24);
 //   - MMA = 1: the products on the FP64 tensor cores (mma.sync.m16n8k8 by
-//     inline PTX, compute capability 9.0), the two buffers ordered by
-//     mbarriers instead of barrier() (mbar_init), the tiles laid out so
-//     that fragment pairs are 16-byte loads (A_AT, B_AT).
+//     inline PTX, compute capability 9.0), fed by a ring of MMA_STAGES
+//     local stages that cp.async fills MMA_STAGES - 1 stages ahead (the
+//     multistage pipeline of CUTLASS's sm80 GEMMs: no register staging, so
+//     the copies of several stages are in flight at once).
 // Build options: TM x TN, the tile of C of a work group; TK, the depth of a
 // step; WPTM x WPTN (even), the block of a work item: the group is (TM /
 // WPTM) x (TN / WPTN); TRANS_A / TRANS_B, op(), so each variant reads
@@ -27,8 +28,8 @@
 // tiles); HEAVY_FIRST = 1: where op(A) is lower (its depth grows with the
 // row) or op(B) upper (with the column), the longest tiles take the first
 // group numbers and so do not start last (the Cholesky's panel solve; log
-// 2026-11-27-heavy-first). The local tiles (gemm_local_bytes) must
-// fit the device's local memory (48 KB on NVIDIA: TK <= 8 for 128 x 128).
+// 2026-11-27-heavy-first). The local tiles (linalg's gemm_local_bytes)
+// must fit the local memory a work group can use (gemm_settings).
 
 #include "../opencl/kernel_cl.hpp"
 
@@ -48,25 +49,39 @@ inline const char* gemm_source = R"(
 #define NT (RTSM * RTSN)
 #define LA ((TM * TK + NT - 1) / NT)
 #define LB ((TN * TK + NT - 1) / NT)
-// Local tiles: TK rows of SA and SB doubles (one double2 of padding). With
-// MMA, rows i and i + 8 of each 16 of A sit side by side (an A fragment
-// pair is one 16-byte load), and a B read along the depth (TRANS_B = 0) is
-// stored transposed, TN rows of SB (padded where TK % 16 = 0: a
-// quarter-warp's two rows in different banks; a B pair is one load too).
+// Local tiles of the FMA path: TK rows of SA and SB doubles (one double2 of
+// padding).
 #define SA (TM + 2)
-#if MMA
-#define A_AT(kk, ii) ((kk) * SA + ((ii) & ~15) + (((ii) & 7) << 1) + (((ii) >> 3) & 1))
-#else
-#define A_AT(kk, ii) ((kk) * SA + (ii))
-#endif
-#if MMA && !TRANS_B
-#define B_PAIRS 1
-#define SB (TK % 16 ? TK : TK + 8)
-#define B_AT(kk, jj) ((jj) * SB + (kk))
-#else
-#define B_PAIRS 0
 #define SB (TN + 2)
+#define A_AT(kk, ii) ((kk) * SA + (ii))
 #define B_AT(kk, jj) ((kk) * SB + (jj))
+
+#if MMA
+// The tensor-core path's ring of MMA_STAGES stages in local memory, each TK
+// depths of op(A) and op(B), laid out so that the copies are 16 bytes along
+// the operand's contiguous dimension and a fragment pair is one 16-byte
+// load: op(A) (ii, kk) at RA_AT, op(B) (kk, jj) at RB_AT. The padding puts
+// the 8 lanes of a quarter-warp's 16-byte loads (and the 16 of a half-warp's
+// 8-byte loads of a transposed B) in distinct banks.
+#define NS MMA_STAGES
+#if TRANS_A
+#define RA (TK + 4)
+#define RA_AT(kk, ii) ((ii) * RA + (kk))
+#define A_STAGE (TM * RA)
+#else
+#define RA (TM + 2)
+#define RA_AT(kk, ii) ((kk) * RA + (ii))
+#define A_STAGE (TK * RA)
+#endif
+#if TRANS_B
+#define RB (TN + 4)
+#define RB_AT(kk, jj) ((kk) * RB + (jj))
+#define B_STAGE (TK * RB)
+#else
+#define RB (TK % 16 ? TK + 16 : TK + 8)
+#define RB_AT(kk, jj) ((jj) * RB + (kk))
+#define B_STAGE (TN * RB)
+#endif
 #endif
 
 #define A_LOWER 1
@@ -76,14 +91,10 @@ inline const char* gemm_source = R"(
 #define C_LOWER_ONLY 16
 
 // Element e of a group's share of the TM x TK tile of op(A): its row ii and
-// depth kk, read coalesced; with MMA a transposed A in chunks of 32 over 8
-// depths of rows b, b + 1, b + 8, b + 9 (stores to A_AT in distinct banks).
+// depth kk, in the order of op(A)'s contiguous dimension (coalesced reads).
+// For even e, e and e + 1 are neighbours there (the ring's 16-byte copies).
 void a_coords(int e, int* ii, int* kk) {
-#if TRANS_A && MMA
-  const int c = (e / 32) % (TM / 4), q = (e % 32) / 8;
-  *ii = 16 * (c / 4) + 2 * (c % 4) + q / 2 + 8 * (q % 2);
-  *kk = (e / 32) / (TM / 4) * 8 + e % 8;
-#elif TRANS_A
+#if TRANS_A
   *kk = e % TK; *ii = e / TK;
 #else
   *ii = e % TM; *kk = e / TM;
@@ -98,80 +109,51 @@ void b_coords(int e, int* jj, int* kk) {
 #endif
 }
 
+// Whether element (gi, gk) of op(A) lies inside op(A), the k range and A's
+// view, and its offset in A; the same for (gk, gj) of op(B).
+int a_inside(int gi, int gk, int m, int k_hi, int views) {
+  return gi < m && gk < k_hi && !((views & A_LOWER) && gk > gi) && !((views & A_UPPER) && gk < gi);
+}
+
+int b_inside(int gj, int gk, int n, int k_hi, int views) {
+  return gj < n && gk < k_hi && !((views & B_LOWER) && gk < gj) && !((views & B_UPPER) && gk > gj);
+}
+
+long a_at(long a_base, int lda, int gi, int gk) {
+  return TRANS_A ? a_base + (long)gi * lda + gk : a_base + (long)gk * lda + gi;
+}
+
+long b_at(long b_base, int ldb, int gj, int gk) {
+  return TRANS_B ? b_base + (long)gk * ldb + gj : b_base + (long)gj * ldb + gk;
+}
+
 // Global -> registers: element l of this work item's share of the TM x TK
-// tile of op(A) that starts at depth t (zero outside the views).
-void load_a(double* st, __global const double* A, long a_base, int lda,
-                   int m, int i0, int t, int k_hi, int views, int tid) {
+// tile of op(A) that starts at depth t, zero outside; `full` (a tile
+// inside everything, the bulk of a large product): no tests, so that the
+// addresses are a fixed offset per element plus the depth.
+void load_a(double* st, __global const double* A, long a_base, int lda, int m, int i0, int t,
+            int k_hi, int views, int tid, int full) {
 #pragma unroll
   for (int l = 0; l < LA; ++l) {
     const int e = tid + l * NT;
     int ii, kk;
     a_coords(e, &ii, &kk);
     const int gi = i0 + ii, gk = t + kk;
-    double v = 0.0;
-    if (e < TM * TK && gi < m && gk < k_hi && !((views & A_LOWER) && gk > gi) &&
-        !((views & A_UPPER) && gk < gi)) {
-#if TRANS_A
-      v = A[a_base + (long)gi * lda + gk];
-#else
-      v = A[a_base + (long)gk * lda + gi];
-#endif
-    }
-    st[l] = v;
+    if (e < TM * TK)
+      st[l] = full || a_inside(gi, gk, m, k_hi, views) ? A[a_at(a_base, lda, gi, gk)] : 0.0;
   }
 }
 
-void load_b(double* st, __global const double* B, long b_base, int ldb,
-                   int n, int j0, int t, int k_hi, int views, int tid) {
+void load_b(double* st, __global const double* B, long b_base, int ldb, int n, int j0, int t,
+            int k_hi, int views, int tid, int full) {
 #pragma unroll
   for (int l = 0; l < LB; ++l) {
     const int e = tid + l * NT;
     int jj, kk;
     b_coords(e, &jj, &kk);
     const int gj = j0 + jj, gk = t + kk;
-    double v = 0.0;
-    if (e < TN * TK && gj < n && gk < k_hi && !((views & B_LOWER) && gk < gj) &&
-        !((views & B_UPPER) && gk > gj)) {
-#if TRANS_B
-      v = B[b_base + (long)gk * ldb + gj];
-#else
-      v = B[b_base + (long)gj * ldb + gk];
-#endif
-    }
-    st[l] = v;
-  }
-}
-
-// load_a / load_b for a whole tile inside op(A) / op(B) and the views
-// (interior tiles, the bulk of a large product): no bounds or view tests,
-// so that the addresses are a fixed offset per element plus the depth.
-void load_a_full(double* st, __global const double* A, long a_base, int lda, int i0,
-                 int t, int tid) {
-#pragma unroll
-  for (int l = 0; l < LA; ++l) {
-    const int e = tid + l * NT;
-    int ii, kk;
-    a_coords(e, &ii, &kk);
-#if TRANS_A
-    if (e < TM * TK) st[l] = A[a_base + (long)(i0 + ii) * lda + t + kk];
-#else
-    if (e < TM * TK) st[l] = A[a_base + (long)(t + kk) * lda + i0 + ii];
-#endif
-  }
-}
-
-void load_b_full(double* st, __global const double* B, long b_base, int ldb, int j0,
-                 int t, int tid) {
-#pragma unroll
-  for (int l = 0; l < LB; ++l) {
-    const int e = tid + l * NT;
-    int jj, kk;
-    b_coords(e, &jj, &kk);
-#if TRANS_B
-    if (e < TN * TK) st[l] = B[b_base + (long)(t + kk) * ldb + j0 + jj];
-#else
-    if (e < TN * TK) st[l] = B[b_base + (long)(j0 + jj) * ldb + t + kk];
-#endif
+    if (e < TN * TK)
+      st[l] = full || b_inside(gj, gk, n, k_hi, views) ? B[b_at(b_base, ldb, gj, gk)] : 0.0;
   }
 }
 
@@ -197,15 +179,30 @@ void store_b(__local double* tile, const double* st, int tid) {
 }
 
 #if MMA
-// The tensor-core path orders its two local buffers by mbarriers (PTX,
-// sm_90) instead of a barrier() per step: each warp arrives on full[b] once
-// its share of buffer b is stored and on empty[b] once it has read its
-// fragments from b, and waits only for the phase it needs, so it runs its
-// products while others still store or read and the tensor pipe does not
-// drain at every step. H200, n = 8192: 38.9-39.5 TFLOP/s with barrier(),
-// 42.4-43.5 with the mbarriers; the products and fragment reads alone
-// run at the tensor cores' peak (log 2026-11-25-h200-gemm-mbarrier).
-uint local_address(__local ulong* p) { return (uint)(ulong)p; }
+// The ring's copies and its order, by inline PTX (tensor-core path only,
+// compute capability 9.0): cp.async (sm_80) copies from global to local
+// memory without a register stage; an mbarrier's phase completes once its
+// count of arrivals has come, and cp_arrive arrives for this item once its
+// copies so far have landed (the "full" barrier of a slot); waits name the
+// parity of the phase they wait for.
+uint local_address(__local const void* p) { return (uint)(ulong)p; }
+
+void cp_async16(__local double* dst, __global const double* src) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(local_address(dst)), "l"(src)
+               : "memory");
+}
+
+// One double, or a zero when !ok (then nothing is read).
+void cp_async8(__local double* dst, __global const double* src, int ok) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;" ::"r"(local_address(dst)),
+               "l"(src), "r"(ok ? 8 : 0)
+               : "memory");
+}
+
+void cp_arrive(__local ulong* bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(local_address(bar))
+               : "memory");
+}
 
 void mbar_init(__local ulong* bar, uint count) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(local_address(bar)), "r"(count)
@@ -220,7 +217,6 @@ void mbar_arrive(__local ulong* bar) {
                : "memory");
 }
 
-// Returns once the phase of `bar` with this parity has completed.
 void mbar_wait(__local ulong* bar, uint parity) {
   uint done = 0;
   while (!done)
@@ -231,7 +227,91 @@ void mbar_wait(__local ulong* bar, uint parity) {
         : "r"(local_address(bar)), "r"(parity)
         : "memory");
 }
+
+// This item's share of the stage at depth t of op(A) and op(B) into the
+// ring slot (ra, rb). `fast`: the stage lies inside op(A), op(B), the k
+// range and the views, and the operands are 16-byte aligned, so pairs go
+// by 16-byte copies without tests, the item's pairs a fixed stride apart
+// (few registers); otherwise one double each, zero outside.
+#if (TM * TK / 2) % NT || (TN * TK / 2) % NT || (2 * NT) % TM || (2 * NT) % TN || (2 * NT) % TK
+#error "the ring's copies need whole pairs per work item"
 #endif
+void copy_stage(__local double* ra, __local double* rb, __global const double* A, long a_base,
+                int lda, int m, int i0, __global const double* B, long b_base, int ldb, int n,
+                int j0, int t, int k_hi, int views, int tid, int fast) {
+  if (fast) {
+    int ii, kk, jj, kb;
+    a_coords(2 * tid, &ii, &kk);
+    b_coords(2 * tid, &jj, &kb);
+#if TRANS_A  // the item's pairs 2 NT / TK rows apart
+    __global const double* pa = A + a_base + (long)(i0 + ii) * lda + t + kk;
+    const long a_step = (long)(2 * NT / TK) * lda;
+    const int ra_step = (2 * NT / TK) * RA;
+#else  // 2 NT / TM depths apart
+    __global const double* pa = A + a_base + (long)(t + kk) * lda + i0 + ii;
+    const long a_step = (long)(2 * NT / TM) * lda;
+    const int ra_step = (2 * NT / TM) * RA;
+#endif
+#if TRANS_B
+    __global const double* pb = B + b_base + (long)(t + kb) * ldb + j0 + jj;
+    const long b_step = (long)(2 * NT / TN) * ldb;
+    const int rb_step = (2 * NT / TN) * RB;
+#else
+    __global const double* pb = B + b_base + (long)(j0 + jj) * ldb + t + kb;
+    const long b_step = (long)(2 * NT / TK) * ldb;
+    const int rb_step = (2 * NT / TK) * RB;
+#endif
+    ra += RA_AT(kk, ii);
+    rb += RB_AT(kb, jj);
+#pragma unroll
+    for (int l = 0; l < TM * TK / 2 / NT; ++l) cp_async16(ra + l * ra_step, pa + l * a_step);
+#pragma unroll
+    for (int l = 0; l < TN * TK / 2 / NT; ++l) cp_async16(rb + l * rb_step, pb + l * b_step);
+    return;
+  }
+#pragma unroll 1
+  for (int l = 0; l < LA; ++l) {
+    const int e = tid + l * NT;
+    int ii, kk;
+    a_coords(e, &ii, &kk);
+    const int ok = a_inside(i0 + ii, t + kk, m, k_hi, views);
+    if (e < TM * TK)
+      cp_async8(ra + RA_AT(kk, ii), A + (ok ? a_at(a_base, lda, i0 + ii, t + kk) : 0), ok);
+  }
+#pragma unroll 1
+  for (int l = 0; l < LB; ++l) {
+    const int e = tid + l * NT;
+    int jj, kk;
+    b_coords(e, &jj, &kk);
+    const int ok = b_inside(j0 + jj, t + kk, n, k_hi, views);
+    if (e < TN * TK)
+      cp_async8(rb + RB_AT(kk, jj), B + (ok ? b_at(b_base, ldb, j0 + jj, t + kk) : 0), ok);
+  }
+}
+#endif
+
+// C(i, j) = alpha v + beta C(i, j) (C not read when beta is 0) where (i,
+// j) lies inside C and, with C_LOWER_ONLY, its lower triangle.
+void store_c(__global double* C, long c_base, int ldc, int i, int j, int m, int n, int views,
+             double alpha, double beta, double v) {
+  if (i >= m || j >= n || ((views & C_LOWER_ONLY) && i < j)) return;
+  const long at = c_base + (long)j * ldc + i;
+  C[at] = beta != 0.0 ? alpha * v + beta * C[at] : alpha * v;
+}
+
+// Tile g of a tiles_m x tiles_n grid of C's tiles, taken in panels of
+// SWIZZLE tile columns, row by row within a panel: the groups that run at
+// once cover a squarish block of C, so the slices of A and B they read are
+// shared in the L2 cache rather than each tile column streaming all of A
+// (CUTLASS's threadblock swizzle).
+#define SWIZZLE 8
+void tile_of(int g, int tiles_m, int tiles_n, int* gi, int* gj) {
+  const int panel = g / (tiles_m * SWIZZLE);
+  const int r = g - panel * tiles_m * SWIZZLE;
+  const int w = min(SWIZZLE, tiles_n - panel * SWIZZLE);
+  *gi = r / w;
+  *gj = panel * SWIZZLE + r % w;
+}
 
 /**
  * C = alpha * op(A) * op(B) + beta * C, column-major, op(A) m x k and op(B)
@@ -252,10 +332,11 @@ void gemm(__global double* C, __global const double* A,
                       long b_off, int ldb, long b_stride,
                       long c_off, int ldc, long c_stride,
                       double alpha, double beta, int views, int splits) {
-  __local double2 a_tile[2][TK][SA / 2];
-#if B_PAIRS
-  __local double2 b_tile[2][TN][SB / 2];
+#if MMA
+  __local double2 ring_a[NS * A_STAGE / 2];
+  __local double2 ring_b[NS * B_STAGE / 2];
 #else
+  __local double2 a_tile[2][TK][SA / 2];
   __local double2 b_tile[2][TK][SB / 2];
 #endif
   const int tid = get_local_id(1) * RTSM + get_local_id(0);
@@ -263,28 +344,28 @@ void gemm(__global double* C, __global const double* A,
   const int item = z / splits;
   const int split = z % splits;
 #if MMA
-  // full[b], empty[b] of buffer b (see mbar_init); `step` counts the k-steps
-  // of this group over all its tiles: step s computes from buffer s % 2,
-  // the (s / 2)-th use of that buffer.
-  __local ulong full[2], empty[2];
-  if (tid == 0) {
-    for (int b = 0; b < 2; ++b) {
+  // full[b] completes a phase once every item's copies into slot b have
+  // landed, empty[b] once every item has read it; issued and used count the
+  // stages copied and multiplied by this group over all its tiles, so stage
+  // u is the (u / NS)-th use of slot u % NS.
+  __local ulong full[NS], empty[NS];
+  if (tid == 0)
+    for (int b = 0; b < NS; ++b) {
       mbar_init(&full[b], NT);
       mbar_init(&empty[b], NT);
     }
-  }
   barrier(CLK_LOCAL_MEM_FENCE);
-  uint step = 0;
+  uint issued = 0, used = 0;
 #endif
 #if PERSISTENT
   // Fewer groups than tiles: each group takes every G-th tile, in the
   // order of the one-group-per-tile launch.
-  const int tiles_m = (m + TM - 1) / TM;
-  const int tiles = tiles_m * ((n + TN - 1) / TN);
-  for (int tile = get_group_id(0) + get_num_groups(0) * get_group_id(1); tile < tiles;
-       tile += get_num_groups(0) * get_num_groups(1)) {
-  const int i0 = (tile % tiles_m) * TM;
-  const int j0 = (tile / tiles_m) * TN;
+  const int tiles_m = (m + TM - 1) / TM, tiles_n = (n + TN - 1) / TN;
+  for (int tile = get_group_id(0) + get_num_groups(0) * get_group_id(1);
+       tile < tiles_m * tiles_n; tile += get_num_groups(0) * get_num_groups(1)) {
+  int gi, gj;
+  tile_of(tile, tiles_m, tiles_n, &gi, &gj);
+  const int i0 = gi * TM, j0 = gj * TN;
   if ((views & C_LOWER_ONLY) && i0 + TM - 1 < j0) continue;  // uniform
 #else
   {
@@ -292,7 +373,9 @@ void gemm(__global double* C, __global const double* A,
   const int gi = views & A_LOWER ? get_num_groups(0) - 1 - get_group_id(0) : get_group_id(0);
   const int gj = views & B_UPPER ? get_num_groups(1) - 1 - get_group_id(1) : get_group_id(1);
 #else
-  const int gi = get_group_id(0), gj = get_group_id(1);
+  int gi, gj;
+  tile_of(get_group_id(0) + get_num_groups(0) * get_group_id(1), get_num_groups(0),
+          get_num_groups(1), &gi, &gj);
 #endif
   const int i0 = gi * TM, j0 = gj * TN;
   if ((views & C_LOWER_ONLY) && i0 + TM - 1 < j0) return;  // uniform
@@ -311,16 +394,22 @@ void gemm(__global double* C, __global const double* A,
   }
   const long a_base = a_off + item * a_stride;
   const long b_base = b_off + item * b_stride;
+  // Uniform: the tile lies inside op(A) and op(B).
+  const bool interior = i0 + TM <= m && j0 + TN <= n;
+  const int stages = k_lo < k_hi ? (k_hi - k_lo + TK - 1) / TK : 0;  // of TK depths
 
 #if MMA
-  // The 8 warps (32 consecutive tid) in a 2 x 4 grid over the tile: warp
-  // (wm, wn) owns MT x NTL blocks of 16 x 8 of C from row wm0, column wn0,
-  // each accumulated by mma.m16n8k8 on the FP64 tensor cores (PTX, sm_90;
-  // fragment layouts of the PTX ISA: lane = 4 lg + lt).
+  // The NT / 32 warps in a 2 x (NT / 64) grid over the tile: warp (wm, wn)
+  // owns MT x NTL blocks of 16 x 8 of C from row wm0, column wn0, each
+  // accumulated by mma.m16n8k8 on the FP64 tensor cores (PTX, sm_90;
+  // fragment layouts of the PTX ISA, lane = 4 lg + lt). The fragments' rows
+  // lg and lg + 8 are the tile's rows 2 lg and 2 lg + 1 of the block, and
+  // their depths lt and lt + 4 the stage's 2 lt and 2 lt + 1 (the same for
+  // A and B, so the sum is unchanged): a fragment pair is one 16-byte load.
 #define MT (TM / 32)
-#define NTL (TN / 32)
+#define NTL (8 * TN / NT)
   const int lane = tid % 32, lg = lane >> 2, lt = lane & 3;
-  const int wm0 = (tid / 32) % 2 * (TM / 2), wn0 = (tid / 64) * (TN / 4);
+  const int wm0 = (tid / 32) % 2 * (TM / 2), wn0 = (tid / 64) * (8 * NTL);
   double acc[MT][NTL][4];
 #pragma unroll
   for (int mt = 0; mt < MT; ++mt)
@@ -328,94 +417,109 @@ void gemm(__global double* C, __global const double* A,
     for (int nt = 0; nt < NTL; ++nt)
 #pragma unroll
       for (int c = 0; c < 4; ++c) acc[mt][nt][c] = 0.0;
+
+  // The stages are copied NS - 1 ahead of the products (a multistage
+  // pipeline, here ordered by mbarriers: a warp waits only for the slot it
+  // reads or overwrites, never for the whole group, so the tensor pipe does
+  // not drain at every stage; H200, n = 8192: 50.8 TFLOP/s against 42.5
+  // with a barrier() per stage, log 2026-11-28-gemm-ring). A stage takes
+  // the 16-byte copies where it lies inside everything (uniform).
+  const bool aligned = ((a_base | b_base | lda | ldb) & 1) == 0;
+#define FAST_STAGE(t)                                                              \
+  (interior && aligned && (t) + TK <= k_hi &&                                      \
+   !((views & A_LOWER) && (t) + TK - 1 > i0) && !((views & A_UPPER) && (t) < i0 + TM - 1) && \
+   !((views & B_LOWER) && (t) < j0 + TN - 1) && !((views & B_UPPER) && (t) + TK - 1 > j0))
+// Stage s into the next slot, once that slot's previous stage has been
+// read by every item.
+#define COPY_STAGE(s)                                                                     \
+  {                                                                                       \
+    const int t = k_lo + (s) * TK;                                                        \
+    const uint sl = issued % NS;                                                          \
+    if (issued >= NS) mbar_wait(&empty[sl], (issued / NS - 1) & 1);                        \
+    copy_stage((__local double*)ring_a + sl * A_STAGE,                                    \
+               (__local double*)ring_b + sl * B_STAGE, A, a_base, lda, m, i0, B,           \
+               b_base, ldb, n, j0, t, k_hi, views, tid, FAST_STAGE(t));                   \
+    cp_arrive(&full[sl]);                                                                 \
+    ++issued;                                                                             \
+  }
+  for (int s = 0; s < NS - 1 && s < stages; ++s) COPY_STAGE(s);
 #else
   double acc[WPTM][WPTN];
 #pragma unroll
   for (int wm = 0; wm < WPTM; ++wm)
 #pragma unroll
     for (int wn = 0; wn < WPTN; ++wn) acc[wm][wn] = 0.0;
-#endif
-
+  // Two buffers: stage s + 1 is read into registers while stage s is
+  // multiplied, then stored into the other buffer.
   double a_st[LA];
   double b_st[LB];
-  // Uniform: the tile lies inside op(A) and op(B) and no view cuts it.
-  const bool interior = FAST_INTERIOR != 0 &&
-                        (views & (A_LOWER | A_UPPER | B_LOWER | B_UPPER)) == 0 &&
-                        i0 + TM <= m && j0 + TN <= n;
-#if MMA
-  int buf = step & 1;
-#else
-  int buf = 0;
-#endif
-  if (k_lo < k_hi) {
-    if (interior && k_lo + TK <= k_hi) {
-      load_a_full(a_st, A, a_base, lda, i0, k_lo, tid);
-      load_b_full(b_st, B, b_base, ldb, j0, k_lo, tid);
-    } else {
-      load_a(a_st, A, a_base, lda, m, i0, k_lo, k_hi, views, tid);
-      load_b(b_st, B, b_base, ldb, n, j0, k_lo, k_hi, views, tid);
-    }
-#if MMA
-    if (step >= 2) mbar_wait(&empty[buf], ((step - 2) >> 1) & 1);  // read at step - 2
-#endif
-    store_a((__local double*)a_tile[buf], a_st, tid);
-    store_b((__local double*)b_tile[buf], b_st, tid);
-#if MMA
-    mbar_arrive(&full[buf]);
-#endif
+  const bool plain = interior && (views & (A_LOWER | A_UPPER | B_LOWER | B_UPPER)) == 0;
+#define LOAD_STAGE(s)                                                                     \
+  {                                                                                       \
+    const int t = k_lo + (s) * TK, full = plain && t + TK <= k_hi;                        \
+    load_a(a_st, A, a_base, lda, m, i0, t, k_hi, views, tid, full);                       \
+    load_b(b_st, B, b_base, ldb, n, j0, t, k_hi, views, tid, full);                       \
   }
-#if !MMA
-  barrier(CLK_LOCAL_MEM_FENCE);
+#define STORE_STAGE(s)                                                                    \
+  {                                                                                       \
+    store_a((__local double*)a_tile[(s) & 1], a_st, tid);                                 \
+    store_b((__local double*)b_tile[(s) & 1], b_st, tid);                                 \
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);  // (PERSISTENT) the last tile's reads are done
+  if (stages > 0) {
+    LOAD_STAGE(0);
+    STORE_STAGE(0);
+  }
 #endif
-  for (int t = k_lo; t < k_hi; t += TK) {
-    const int more = t + TK < k_hi;  // uniform over the work group
-    if (more && interior && t + 2 * TK <= k_hi) {  // in flight while the FMAs run
-      load_a_full(a_st, A, a_base, lda, i0, t + TK, tid);
-      load_b_full(b_st, B, b_base, ldb, j0, t + TK, tid);
-    } else if (more) {
-      load_a(a_st, A, a_base, lda, m, i0, t + TK, k_hi, views, tid);
-      load_b(b_st, B, b_base, ldb, n, j0, t + TK, k_hi, views, tid);
-    }
+
+  for (int s = 0; s < stages; ++s) {
 #if MMA
-    mbar_wait(&full[buf], (step >> 1) & 1);
+    const uint slot = used % NS;
+    mbar_wait(&full[slot], (used / NS) & 1);
+    if (s + NS - 1 < stages) COPY_STAGE(s + NS - 1);
+    __local const double* at = (__local const double*)ring_a + slot * A_STAGE;
+    __local const double* bt = (__local const double*)ring_b + slot * B_STAGE;
 #pragma unroll
     for (int k8 = 0; k8 < TK; k8 += 8) {
-      // The fragments' depth lt + 4 h is the tiles' depth 2 lt + h (the
-      // same for A and B, so the sum is unchanged): A(rows lg, lg + 8) at
-      // depth 2 lt + h is one 16-byte load, and so is B(col lg) at depths
-      // 2 lt, 2 lt + 1 with B_PAIRS.
-      double2 af[MT][2];
+      double2 af[MT][2];  // {a0, a1}, {a2, a3} (TRANS_A: {a0, a2}, {a1, a3})
       double2 bf[NTL];
-      __local const double* at = (__local const double*)a_tile[buf] + (k8 + 2 * lt) * SA;
-      __local const double* bt = (__local const double*)b_tile[buf];
 #pragma unroll
-      for (int mt = 0; mt < MT; ++mt)
-#pragma unroll
-        for (int h = 0; h < 2; ++h)
-          af[mt][h] = *(__local const double2*)(at + h * SA + wm0 + mt * 16 + 2 * lg);
+      for (int mt = 0; mt < MT; ++mt) {
+        const int r = wm0 + mt * 16 + 2 * lg, d = k8 + 2 * lt;
+        af[mt][0] = *(__local const double2*)(at + RA_AT(d, r));
+        af[mt][1] = *(__local const double2*)(at + (TRANS_A ? RA_AT(d, r + 1) : RA_AT(d + 1, r)));
+      }
 #pragma unroll
       for (int nt = 0; nt < NTL; ++nt) {
-        const int jj = wn0 + nt * 8 + lg;
-#if B_PAIRS
-        bf[nt] = *(__local const double2*)(bt + B_AT(k8 + 2 * lt, jj));
+        const int jj = wn0 + nt * 8 + lg, d = k8 + 2 * lt;
+#if TRANS_B
+        bf[nt] = (double2)(bt[RB_AT(d, jj)], bt[RB_AT(d + 1, jj)]);
 #else
-        bf[nt] = (double2)(bt[B_AT(k8 + 2 * lt, jj)], bt[B_AT(k8 + 2 * lt + 1, jj)]);
+        bf[nt] = *(__local const double2*)(bt + RB_AT(d, jj));
 #endif
       }
 #pragma unroll
-      for (int mt = 0; mt < MT; ++mt)
+      for (int mt = 0; mt < MT; ++mt) {
+        const double a1 = TRANS_A ? af[mt][1].x : af[mt][0].y;
+        const double a2 = TRANS_A ? af[mt][0].y : af[mt][1].x;
 #pragma unroll
         for (int nt = 0; nt < NTL; ++nt)
           asm("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 "
               "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
               : "+d"(acc[mt][nt][0]), "+d"(acc[mt][nt][1]), "+d"(acc[mt][nt][2]),
                 "+d"(acc[mt][nt][3])
-              : "d"(af[mt][0].x), "d"(af[mt][0].y), "d"(af[mt][1].x), "d"(af[mt][1].y),
-                "d"(bf[nt].x), "d"(bf[nt].y));
+              : "d"(af[mt][0].x), "d"(a1), "d"(a2), "d"(af[mt][1].y), "d"(bf[nt].x),
+                "d"(bf[nt].y));
+      }
     }
-    mbar_arrive(&empty[buf]);
+    mbar_arrive(&empty[slot]);
+    ++used;
 #else
-    const int tx = get_local_id(0), ty = get_local_id(1);
+    // Stage s is in buffer s & 1 for every item, and every item is done
+    // with the other buffer (read at s - 1).
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (s + 1 < stages) LOAD_STAGE(s + 1);  // in flight while the FMAs run
+    const int buf = s & 1, tx = get_local_id(0), ty = get_local_id(1);
 #pragma unroll
     for (int kk = 0; kk < TK; ++kk) {
       double2 a_reg[WPTM / 2];
@@ -435,60 +539,33 @@ void gemm(__global double* C, __global const double* A,
               fma(a_reg[q].y, b_reg[r].y, acc[2 * q + 1][2 * r + 1]);
         }
     }
+    if (s + 1 < stages) STORE_STAGE(s + 1);
 #endif
-#if MMA
-    // The other buffer was last read at step - 1.
-    if (more) {
-      if (step >= 1) mbar_wait(&empty[buf ^ 1], ((step - 1) >> 1) & 1);
-      store_a((__local double*)a_tile[buf ^ 1], a_st, tid);
-      store_b((__local double*)b_tile[buf ^ 1], b_st, tid);
-      mbar_arrive(&full[buf ^ 1]);
-    }
-    ++step;
-#else
-    // The other buffer was last read before the previous barrier.
-    if (more) {
-      store_a((__local double*)a_tile[buf ^ 1], a_st, tid);
-      store_b((__local double*)b_tile[buf ^ 1], b_st, tid);
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-#endif
-    buf ^= 1;
   }
 
   const long c_base = c_off + z * c_stride;
 #if MMA
+#undef COPY_STAGE
+#undef FAST_STAGE
 #pragma unroll
   for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
     for (int nt = 0; nt < NTL; ++nt)
 #pragma unroll
-      for (int c = 0; c < 4; ++c) {  // C(row lg + 8 (c / 2), col 2 lt + c % 2)
-        const int i = i0 + wm0 + mt * 16 + lg + 8 * (c / 2);
-        const int j = j0 + wn0 + nt * 8 + 2 * lt + (c % 2);
-        if (i < m && j < n && !((views & C_LOWER_ONLY) && i < j)) {
-          const long at = c_base + (long)j * ldc + i;
-          double v = alpha * acc[mt][nt][c];
-          if (beta != 0.0) v += beta * C[at];
-          C[at] = v;
-        }
-      }
+      for (int c = 0; c < 4; ++c)  // C(row 2 lg + c / 2, col 2 lt + c % 2) of the block
+        store_c(C, c_base, ldc, i0 + wm0 + mt * 16 + 2 * lg + c / 2,
+                j0 + wn0 + nt * 8 + 2 * lt + c % 2, m, n, views, alpha, beta, acc[mt][nt][c]);
 #else
+#undef LOAD_STAGE
+#undef STORE_STAGE
   const int tx = get_local_id(0), ty = get_local_id(1);
 #pragma unroll
-  for (int wn = 0; wn < WPTN; ++wn) {
-    const int j = j0 + 2 * (ty + (wn / 2) * RTSN) + (wn & 1);
+  for (int wn = 0; wn < WPTN; ++wn)
 #pragma unroll
-    for (int wm = 0; wm < WPTM; ++wm) {
-      const int i = i0 + 2 * (tx + (wm / 2) * RTSM) + (wm & 1);
-      if (i < m && j < n && !((views & C_LOWER_ONLY) && i < j)) {
-        const long at = c_base + (long)j * ldc + i;
-        double v = alpha * acc[wm][wn];
-        if (beta != 0.0) v += beta * C[at];
-        C[at] = v;
-      }
-    }
-  }
+    for (int wm = 0; wm < WPTM; ++wm)
+      store_c(C, c_base, ldc, i0 + 2 * (tx + (wm / 2) * RTSM) + (wm & 1),
+              j0 + 2 * (ty + (wn / 2) * RTSN) + (wn & 1), m, n, views, alpha, beta,
+              acc[wm][wn]);
 #endif
   }  // tile
 }
@@ -522,7 +599,7 @@ inline std::map<std::string, int> gemm_options(int trans_a, int trans_b, int per
                                                int heavy_first = 0) {
   return {{"TM", 128}, {"TN", 128}, {"TK", 8}, {"WPTM", 8}, {"WPTN", 8},
           {"TRANS_A", trans_a}, {"TRANS_B", trans_b}, {"PERSISTENT", persistent},
-          {"HEAVY_FIRST", heavy_first}, {"FAST_INTERIOR", 1}, {"MMA", 0}};
+          {"HEAVY_FIRST", heavy_first}, {"MMA", 0}, {"MMA_STAGES", 2}};
 }
 
 using gemm_kernel =

@@ -69,13 +69,23 @@ struct gemm_options {
 namespace internal {
 
 inline std::map<std::string, int> tile_options(const gemm_tiles& t) {
-  return {{"TM", t.tm}, {"TN", t.tn}, {"TK", t.tk}, {"WPTM", t.wptm}, {"WPTN", t.wptn}};
+  return {{"TM", t.tm}, {"TN", t.tn}, {"TK", t.tk}, {"WPTM", t.wptm}, {"WPTN", t.wptn},
+          {"MMA_STAGES", t.stages}};
 }
 
-// Bytes of the kernel's local tiles (SA, SB in kernels/gemm.hpp; with mma B's larger layout).
+// Bytes of the kernel's local arrays (kernels/gemm.hpp): the FMA path's two
+// tiles (SA, SB), or the tensor-core ring's stages (RA, RB; the larger
+// layout of the two op() of each operand).
 inline std::uint64_t gemm_local_bytes(const gemm_tiles& t, bool mma) {
-  const int b_doubles = std::max(t.tk * (t.tn + 2), mma ? t.tn * (t.tk % 16 ? t.tk : t.tk + 8) : 0);
-  return 2ULL * (t.tk * (t.tm + 2) + b_doubles) * 8;
+  if (!mma) return 2ULL * t.tk * ((t.tm + 2) + (t.tn + 2)) * 8;
+  const int a = std::max(t.tk * (t.tm + 2), t.tm * (t.tk + 4));
+  const int b = std::max(t.tk * (t.tn + 4), t.tn * (t.tk % 16 ? t.tk + 16 : t.tk + 8));
+  return static_cast<std::uint64_t>(t.stages) * (a + b) * 8;
+}
+
+// The local memory a work group may use under settings s.
+inline std::uint64_t local_limit(const gemm_settings& s) {
+  return s.local_bytes > 0 ? s.local_bytes : opencl::context::instance().info().local_mem;
 }
 
 // Whether the selected device's OpenCL compiler builds the kernel on the
@@ -111,13 +121,16 @@ struct gemm_choice {
 
 // Tiles t made to run on a device with work groups of at most max_group
 // items (else 32 x 32 with 4 x 4 per work item) and local_mem bytes of
-// local memory, counted with the tensor cores' padding (TK halved down to
-// 8, then the longer side of the tile).
-inline gemm_tiles fit_tiles(gemm_tiles t, std::size_t max_group, std::uint64_t local_mem) {
+// local memory for the FMA path or, with mma, the tensor cores' ring: fewer
+// stages (down to 2), then TK halved down to 8, then the longer side of
+// the tile halved.
+inline gemm_tiles fit_tiles(gemm_tiles t, std::size_t max_group, std::uint64_t local_mem,
+                            bool mma) {
   if (static_cast<std::size_t>(t.tm / t.wptm) * (t.tn / t.wptn) > max_group)
-    t = {32, 32, t.tk, 4, 4};
-  while (gemm_local_bytes(t, true) > local_mem) {
-    if (t.tk > 8) t.tk /= 2;
+    t = {32, 32, t.tk, 4, 4, t.stages};
+  while (gemm_local_bytes(t, mma) > local_mem) {
+    if (mma && t.stages > 2) --t.stages;
+    else if (t.tk > 8) t.tk /= 2;
     else if (t.tm >= t.tn && t.tm > 2 * t.wptm) t.tm /= 2;
     else if (t.tn > 2 * t.wptn) t.tn /= 2;
     else break;  // 8 KB or less: every OpenCL device has 32 KB
@@ -130,29 +143,39 @@ inline gemm_tiles fit_tiles(gemm_tiles t, std::size_t max_group, std::uint64_t l
 inline gemm_choice choose_tiles(int m, int n, int batch, bool lower_only,
                                const gemm_settings& s) {
   const opencl::device_info& info = opencl::context::instance().info();
-  auto fit = [&](const gemm_tiles& t) {
-    return fit_tiles(t, info.max_work_group_size, info.local_mem);
+  auto fit = [&](const gemm_tiles& t, bool mma) {
+    return fit_tiles(t, info.max_work_group_size, mma ? local_limit(s) : info.local_mem, mma);
   };
-  // The tensor cores need tiles that fit the warp layout (TM, TN multiples
-  // of 32, TK of 8, 256 work items).
+  // The tensor cores need tiles that fit the warp layout (TM a multiple of
+  // 32, whole pairs of warps, 8 or more columns per warp, TK a multiple of
+  // 8) and the ring's copies (whole pairs of doubles per work item, a fixed
+  // stride apart: kernels/gemm.hpp, copy_stage).
   auto mma = [&](const gemm_tiles& t) {
-    return s.tensor_cores && t.tm % 32 == 0 && t.tn % 32 == 0 && t.tk % 8 == 0 &&
-           (t.tm / t.wptm) * (t.tn / t.wptn) == 256 && mma_builds(fit(s.large));
+    const int items = (t.tm / t.wptm) * (t.tn / t.wptn);
+    const bool warps = t.tm % 32 == 0 && items % 64 == 0 && (8 * t.tn) % items == 0 && t.tk % 8 == 0;
+    const bool pairs = (t.tm * t.tk / 2) % items == 0 && (t.tn * t.tk / 2) % items == 0 &&
+                       (2 * items) % t.tm == 0 && (2 * items) % t.tn == 0 &&
+                       (2 * items) % t.tk == 0;
+    return s.tensor_cores && warps && pairs && mma_builds(fit(s.large, true));
   };
   using opencl::kernels::gemm_shape;
-  gemm_choice c{gemm_shape::large, fit(s.large), false};
+  gemm_choice c{gemm_shape::large, s.large, false};
   if (s.small_below_pct > 0) {
-    const long long tm = c.tiles.tm, tn = c.tiles.tn;
+    const gemm_tiles large = fit(s.large, s.tensor_cores);
+    const long long tm = large.tm, tn = large.tn;
     const long long row_tiles = (m + tm - 1) / tm;
     long long tiles = 0;
     for (long long j0 = 0; j0 < n; j0 += tn)  // lower-only: tiles not above the diagonal
       tiles += lower_only ? row_tiles - std::min(row_tiles, j0 / tm) : row_tiles;
     tiles *= batch;
     if (tiles * 100 < static_cast<long long>(s.small_below_pct) * info.compute_units)
-      c = {gemm_shape::small, fit(s.small), false};
+      c = {gemm_shape::small, s.small, false};
   }
-  if (n <= s.narrow_cols) c = {gemm_shape::narrow, fit(s.narrow), false};
-  c.mma = mma(c.tiles);
+  if (n <= s.narrow_cols) c = {gemm_shape::narrow, s.narrow, false};
+  // On the tensor cores where the fitted tiles allow it, else the FMA path
+  // within the local memory the device reports.
+  c.mma = mma(fit(c.tiles, true));
+  c.tiles = fit(c.tiles, c.mma);
   return c;
 }
 
@@ -166,6 +189,7 @@ inline void configure(opencl::kernels::gemm_kernel& k, const gemm_tiles& t, bool
   k.set_option("WPTM", t.wptm);
   k.set_option("WPTN", t.wptn);
   k.set_option("MMA", mma ? 1 : 0);
+  k.set_option("MMA_STAGES", t.stages);
 }
 
 // Bits of the kernel's `views` argument for op(X) given X's stored view.

@@ -19,9 +19,11 @@ namespace linalg {
 
 /** The GEMM kernel's tile of C per work group (TM x TN), its depth per
  *  local-memory step (TK) and the block of C per work item (WPTM x WPTN):
- *  the work group is (TM / WPTM) x (TN / WPTN) work items. */
+ *  the work group is (TM / WPTM) x (TN / WPTN) work items. On the tensor
+ *  cores, `stages` steps are in local memory at once (MMA_STAGES). */
 struct gemm_tiles {
   int tm, tn, tk, wptm, wptn;
+  int stages = 2;
 };
 
 struct gemm_settings {
@@ -44,6 +46,11 @@ struct gemm_settings {
    *  kernels/gemm.hpp: mma.sync.m16n8k8 by inline PTX) where the
    *  tiles fit the warp layout and the device's compiler builds it. */
   bool tensor_cores = false;
+  /** Bytes of local memory a work group's arrays may take; 0: what the
+   *  device reports (CL_DEVICE_LOCAL_MEM_SIZE). NVIDIA's OpenCL reports 48
+   *  KB but runs kernels whose own arrays take up to the unit's shared
+   *  memory (log 2026-11-28-local-memory). */
+  unsigned local_bytes = 0;
 };
 
 /** The Cholesky's device schedule (linalg/cholesky_panel.hpp). */
@@ -97,6 +104,10 @@ namespace internal {
 inline linalg_settings with_tensor_cores() {
   linalg_settings s;
   s.gemm.tensor_cores = true;
+  s.gemm.local_bytes = 200 * 1024;  // the largest that ran (227 KB did not build)
+  s.gemm.large = {128, 128, 16, 8, 8, 3};
+  s.gemm.small = {64, 64, 16, 4, 4, 3};
+  s.gemm.narrow = {64, 32, 16, 4, 2, 3};
   s.cholesky.step_base = 512;
   return s;
 }
