@@ -20,7 +20,7 @@
 //          --profile (per-phase device times of the Cholesky at each n)
 //          --device-only (no host-to-host columns: the sweeps' quick form)
 // Settings (linalg/settings.hpp; default: the device's row of the table):
-//          --large-tiles TM,TN,TK,WPTM,WPTN
+//          --large-tiles TM,TN,TK,WPTM,WPTN[,STAGES] (--stages: the small and narrow tiles')
 //          --small-below PCT --mma 0|1 (the FP64 tensor cores where the
 //          compiler builds them) --narrow-cols C --narrow-tm 64|128
 //          --outer-block NB --outer-block-large NB --large-from N
@@ -72,9 +72,11 @@ int main(int argc, char** argv) {
       else if (a == "--device-only") device_only = true;
       else if (a == "--large-tiles") {
         la::gemm_tiles& t = s.gemm.large;
-        if (std::sscanf(text().c_str(), "%d,%d,%d,%d,%d", &t.tm, &t.tn, &t.tk, &t.wptm, &t.wptn) != 5)
-          throw std::runtime_error("--large-tiles needs TM,TN,TK,WPTM,WPTN");
+        if (std::sscanf(text().c_str(), "%d,%d,%d,%d,%d,%d", &t.tm, &t.tn, &t.tk, &t.wptm,
+                        &t.wptn, &t.stages) < 5)
+          throw std::runtime_error("--large-tiles needs TM,TN,TK,WPTM,WPTN[,STAGES]");
       }
+      else if (a == "--stages") s.gemm.small.stages = s.gemm.narrow.stages = std::max(2, next());
       else if (a == "--small-below") s.gemm.small_below_pct = std::max(0, next());
       else if (a == "--mma") s.gemm.tensor_cores = next() != 0;
       else if (a == "--narrow-cols") s.gemm.narrow_cols = std::max(0, next());

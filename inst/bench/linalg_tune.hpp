@@ -114,11 +114,11 @@ inline std::string flags_of(const la::linalg_settings& s) {
   const la::gemm_tiles& t = s.gemm.large;
   char buf[512];
   std::snprintf(buf, sizeof buf,
-                "--large-tiles %d,%d,%d,%d,%d --small-below %d --narrow-cols %d "
+                "--large-tiles %d,%d,%d,%d,%d,%d --stages %d --small-below %d --narrow-cols %d "
                 "--narrow-tm %d --mma %d --outer-block %d --outer-block-large %d --large-from %d "
                 "--step-cols %d --step-threads %d --step-base %d --trailing-reserve %d --grad-block %d "
                 "--grad-block-large %d --diag-block %d --host-block %d",
-                t.tm, t.tn, t.tk, t.wptm, t.wptn,
+                t.tm, t.tn, t.tk, t.wptm, t.wptn, t.stages, s.gemm.small.stages,
                 s.gemm.small_below_pct, s.gemm.narrow_cols, s.gemm.narrow.tm,
                 s.gemm.tensor_cores ? 1 : 0, s.cholesky.outer_block,
                 s.cholesky.outer_block_large, s.cholesky.large_from, s.cholesky.step_cols,
@@ -251,13 +251,15 @@ double gemm_sample_error(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b, con
 // Sweep the GEMM kernel's large tiles at order n; keep the fastest (in
 // s.gemm).
 inline void tune_gemm(int n, int reps, la::linalg_settings& s) {
-  // 8 x 8 per work item in smaller groups too (128 or 64 work items: two or
-  // more groups per compute unit, whose barriers do not stall each other),
-  // and TK 12 / 16 where the two buffers fit 48 KB.
+  // The tensor cores' ring (log 2026-11-28-gemm-ring): 128 x 128 or two
+  // groups of 128 items per unit, 2 to 4 stages of 8 to 32 depths (fitted
+  // down where the local memory is smaller); the FMA path's tiles: 8 x 8
+  // per work item in groups of 256, 128 or 64 items, TK 4 to 16.
   const std::vector<la::gemm_tiles> cfgs = {
-      {128, 128, 8, 8, 8}, {128, 128, 4, 8, 8}, {64, 128, 8, 4, 8},  {128, 128, 8, 8, 4},
-      {64, 64, 16, 4, 4},  {64, 128, 8, 8, 8},  {128, 64, 8, 8, 8},  {64, 128, 12, 8, 8},
-      {128, 64, 12, 8, 8}, {64, 64, 8, 8, 8},   {64, 64, 16, 8, 8},  {128, 128, 6, 8, 8}};
+      {128, 128, 16, 8, 8, 3}, {128, 128, 16, 8, 8, 4}, {128, 128, 8, 8, 8, 4},
+      {128, 128, 32, 8, 8, 2}, {128, 64, 16, 8, 8, 3},  {64, 128, 16, 8, 4, 3},
+      {128, 128, 8, 8, 8, 2},  {128, 128, 4, 8, 8, 2},  {64, 128, 8, 4, 8, 2},
+      {64, 64, 16, 4, 4, 3},   {128, 64, 8, 8, 8, 2},   {64, 64, 8, 8, 8, 2}};
   std::mt19937 rng(1);
   std::normal_distribution<double> nd;
   Eigen::MatrixXd a(n, n), b(n, n);
@@ -267,9 +269,9 @@ inline void tune_gemm(int n, int reps, la::linalg_settings& s) {
   std::printf("GEMM tile sweep, n = %d (kernels/gemm.hpp)\n\n"
               "The first timing is multiply() (C allocated by each call), the second the "
               "product into an existing C. mma: on the FP64 tensor cores.\n\n"
-              "| TM | TN | TK | WPTM | WPTN | mma | ms | GFLOP/s | ms, into C | "
+              "| TM | TN | TK | WPTM | WPTN | stages | mma | ms | GFLOP/s | ms, into C | "
               "GFLOP/s, into C | max rel err |\n"
-              "|---|---|---|---|---|---|---|---|---|---|---|\n", n);
+              "|---|---|---|---|---|---|---|---|---|---|---|---|\n", n);
   double best = 1e300;
   la::gemm_tiles best_tiles = s.gemm.large;
   for (const la::gemm_tiles& t : cfgs) {
@@ -286,20 +288,20 @@ inline void tune_gemm(int n, int reps, la::linalg_settings& s) {
         finish();
       });
       const int mma = la::internal::choose_tiles(n, n, 1, false, g).mma;
-      std::printf("| %d | %d | %d | %d | %d | %d | %.2f | %.2f | %.2f | %.2f | %.1e |\n",
-                  t.tm, t.tn, t.tk, t.wptm, t.wptn, mma, ms,
+      std::printf("| %d | %d | %d | %d | %d | %d | %d | %.2f | %.2f | %.2f | %.2f | %.1e |\n",
+                  t.tm, t.tn, t.tk, t.wptm, t.wptn, t.stages, mma, ms,
                   2.0 * n * double(n) * n / ms / 1e6, ms_c, 2.0 * n * double(n) * n / ms_c / 1e6,
                   err);
       if (err < 1e-10 && ms < best) { best = ms; best_tiles = t; }
     } catch (const std::exception& e) {
-      std::printf("| %d | %d | %d | %d | %d | | failed: %s | | | | |\n", t.tm, t.tn, t.tk,
-                  t.wptm, t.wptn, e.what());
+      std::printf("| %d | %d | %d | %d | %d | %d | | failed: %s | | | | |\n", t.tm, t.tn, t.tk,
+                  t.wptm, t.wptn, t.stages, e.what());
     }
   }
   s.gemm.large = best_tiles;
   const la::gemm_tiles& t = best_tiles;
-  std::printf("\nkept TM=%d TN=%d TK=%d WPTM=%d WPTN=%d (%.2f ms)\n\n", t.tm, t.tn, t.tk, t.wptm,
-              t.wptn, best);
+  std::printf("\nkept TM=%d TN=%d TK=%d WPTM=%d WPTN=%d, %d stages (%.2f ms)\n\n", t.tm, t.tn,
+              t.tk, t.wptm, t.wptn, t.stages, best);
 }
 
 // Time one Cholesky configuration at order n (verified by its residual;
