@@ -20,7 +20,10 @@
 //     inline PTX, compute capability 9.0), fed by a ring of MMA_STAGES
 //     local stages that cp.async fills MMA_STAGES - 1 stages ahead (the
 //     multistage pipeline of CUTLASS's sm80 GEMMs: no register staging, so
-//     the copies of several stages are in flight at once).
+//     the copies of several stages are in flight at once), each slot
+//     ordered by a pair of mbarriers rather than barrier();
+//   - the tiles of a launch are taken in panels of columns (tile_of), so
+//     that the groups running at once share their operands in the L2.
 // Build options: TM x TN, the tile of C of a work group; TK, the depth of a
 // step; WPTM x WPTN (even), the block of a work item: the group is (TM /
 // WPTM) x (TN / WPTN); TRANS_A / TRANS_B, op(), so each variant reads

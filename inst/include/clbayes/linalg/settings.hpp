@@ -105,6 +105,8 @@ inline linalg_settings with_tensor_cores() {
   linalg_settings s;
   s.gemm.tensor_cores = true;
   s.gemm.local_bytes = 200 * 1024;  // the largest that ran (227 KB did not build)
+  // The ring's stages (H200 sweep at n = 8192, log 2026-11-28-gemm-ring;
+  // the small and narrow tiles' 3 stages are not swept).
   s.gemm.large = {128, 128, 16, 8, 8, 3};
   s.gemm.small = {64, 64, 16, 4, 4, 3};
   s.gemm.narrow = {64, 32, 16, 4, 2, 3};
@@ -116,7 +118,7 @@ inline linalg_settings with_tensor_cores() {
 
 /** The settings for device `d`. Every value was swept on the H200 or the
  *  H100 and holds on both (RESULTS.md, "Kernels"; logs/history.md and the
- *  logs of 2026-11-27); other devices get the same values without the
+ *  logs of 2026-11-27 and -28); other devices get the same values without the
  *  tensor cores (the f64 mma shape needs compute capability 9.0). */
 inline linalg_settings tuned_settings(const opencl::device_info& d) {
   static const opencl::device_entry<linalg_settings> table[] = {
