@@ -75,6 +75,7 @@ int main(int argc, char** argv) {
         if (std::sscanf(text().c_str(), "%d,%d,%d,%d,%d,%d", &t.tm, &t.tn, &t.tk, &t.wptm,
                         &t.wptn, &t.stages) < 5)
           throw std::runtime_error("--large-tiles needs TM,TN,TK,WPTM,WPTN[,STAGES]");
+        t.stages = std::max(2, t.stages);
       }
       else if (a == "--stages") s.gemm.small.stages = s.gemm.narrow.stages = std::max(2, next());
       else if (a == "--small-below") s.gemm.small_below_pct = std::max(0, next());

@@ -188,7 +188,7 @@ int main() {
     const std::size_t max_wg = ctx.info().max_work_group_size;
     la::linalg_settings small = on;
     for (la::gemm_tiles* t : {&small.gemm.large, &small.gemm.small, &small.gemm.narrow})
-      *t = la::internal::fit_tiles(*t, max_wg, 16384, small.gemm.tensor_cores);
+      *t = la::internal::fit_tiles(*t, max_wg, 16384, false);
     const la::gemm_tiles& t = small.gemm.large;
     std::printf("tiles fitted to 16 KB: large %d x %d x %d, %d x %d per work item\n", t.tm,
                 t.tn, t.tk, t.wptm, t.wptn);

@@ -14,8 +14,9 @@
 //     other buffer (one barrier per k-step); a work item owns pairs of
 //     neighbouring rows and columns of C, so one 16-byte local load feeds
 //     two rows; rows padded by a double2;
-//   - tiles inside op(A), op(B) and their views load without bounds and
-//     view tests (logs/history.md, 2026-11-24);
+//   - tiles (FMA path) or stages (tensor cores) inside op(A), op(B) and
+//     their views load without bounds and view tests (logs/history.md,
+//     2026-11-24);
 //   - MMA = 1: the products on the FP64 tensor cores (mma.sync.m16n8k8 by
 //     inline PTX, compute capability 9.0), fed by a ring of MMA_STAGES
 //     local stages that cp.async fills MMA_STAGES - 1 stages ahead (the
@@ -64,9 +65,13 @@ inline const char* gemm_source = R"(
 // depths of op(A) and op(B), laid out so that the copies are 16 bytes along
 // the operand's contiguous dimension and a fragment pair is one 16-byte
 // load: op(A) (ii, kk) at RA_AT, op(B) (kk, jj) at RB_AT. The padding puts
-// the 8 lanes of a quarter-warp's 16-byte loads (and the 16 of a half-warp's
-// 8-byte loads of a transposed B) in distinct banks.
+// the 8 lanes of a quarter-warp's 16-byte loads in distinct banks; a
+// transposed B's 8-byte loads fall two lanes to a bank (TN + 2 would not:
+// not yet measured).
 #define NS MMA_STAGES
+#if NS < 2
+#error "the ring needs 2 or more stages"
+#endif
 #if TRANS_A
 #define RA (TK + 4)
 #define RA_AT(kk, ii) ((ii) * RA + (kk))

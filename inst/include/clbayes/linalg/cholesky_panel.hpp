@@ -71,9 +71,7 @@ inline schedule_shape shape_for(const linalg_settings& s, int n, int outer_block
   kernel.set_option("NV_PTX", info.nv_compute_capability > 0 ? 1 : 0);
   // the f64 m16n8k8 shape, one warp per column of the leaf's tile, where
   // the GEMM has it (the same probe of the device's compiler)
-  const bool mma = s.gemm.tensor_cores && sh.ib == 32 && cs.step_threads == 32 &&
-                   mma_builds(fit_tiles(s.gemm.large, info.max_work_group_size,
-                                        local_limit(s.gemm), true));
+  const bool mma = sh.ib == 32 && cs.step_threads == 32 && tensor_cores_on(s.gemm);
   kernel.set_option("MMA", mma);
   const int outer = outer_block > 0 ? outer_block
                     : cs.outer_block_large > 0 && n >= cs.large_from ? cs.outer_block_large

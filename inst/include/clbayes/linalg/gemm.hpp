@@ -80,7 +80,7 @@ inline std::uint64_t gemm_local_bytes(const gemm_tiles& t, bool mma) {
   if (!mma) return 2ULL * t.tk * ((t.tm + 2) + (t.tn + 2)) * 8;
   const int a = std::max(t.tk * (t.tm + 2), t.tm * (t.tk + 4));
   const int b = std::max(t.tk * (t.tn + 4), t.tn * (t.tk % 16 ? t.tk + 16 : t.tk + 8));
-  return static_cast<std::uint64_t>(t.stages) * (a + b) * 8;
+  return static_cast<std::uint64_t>(t.stages) * (a + b + 2) * 8;  // + its two mbarriers
 }
 
 // The local memory a work group may use under settings s.
@@ -111,13 +111,17 @@ inline bool mma_builds(const gemm_tiles& large) {
   return builds = ok;
 }
 
-// The tiles of one product, which of the settings' shapes they are and
-// whether on the tensor cores.
-struct gemm_choice {
-  opencl::kernels::gemm_shape shape;
-  gemm_tiles tiles;
-  bool mma;
-};
+// Whether tiles t fit the tensor cores' warp layout (TM a multiple of 32,
+// whole pairs of warps, 8 or more columns per warp, TK a multiple of 8) and
+// the ring's copies (whole pairs of doubles per work item, a fixed stride
+// apart: kernels/gemm.hpp, copy_stage; 2 or more stages).
+inline bool mma_shape(const gemm_tiles& t) {
+  const int items = (t.tm / t.wptm) * (t.tn / t.wptn);
+  const bool warps = t.tm % 32 == 0 && items % 64 == 0 && (8 * t.tn) % items == 0 && t.tk % 8 == 0;
+  const bool pairs = (t.tm * t.tk / 2) % items == 0 && (t.tn * t.tk / 2) % items == 0 &&
+                     (2 * items) % t.tm == 0 && (2 * items) % t.tn == 0 && (2 * items) % t.tk == 0;
+  return warps && pairs && t.stages >= 2;
+}
 
 // Tiles t made to run on a device with work groups of at most max_group
 // items (else 32 x 32 with 4 x 4 per work item) and local_mem bytes of
@@ -138,6 +142,24 @@ inline gemm_tiles fit_tiles(gemm_tiles t, std::size_t max_group, std::uint64_t l
   return t;
 }
 
+// Whether settings s run on the tensor cores: asked for, and the device's
+// compiler builds the ring with s's large tiles (fitted; tiles that do not
+// suit the ring turn the tensor cores off without a probe).
+inline bool tensor_cores_on(const gemm_settings& s) {
+  if (!s.tensor_cores) return false;
+  const gemm_tiles t = fit_tiles(s.large, opencl::context::instance().info().max_work_group_size,
+                                 local_limit(s), true);
+  return mma_shape(t) && mma_builds(t);
+}
+
+// The tiles of one product, which of the settings' shapes they are and
+// whether on the tensor cores.
+struct gemm_choice {
+  opencl::kernels::gemm_shape shape;
+  gemm_tiles tiles;
+  bool mma;
+};
+
 // The tiles for an m x n product (batch items): the settings' large, small
 // or narrow tiles (gemm_settings), fitted to the device (fit_tiles).
 inline gemm_choice choose_tiles(int m, int n, int batch, bool lower_only,
@@ -145,18 +167,6 @@ inline gemm_choice choose_tiles(int m, int n, int batch, bool lower_only,
   const opencl::device_info& info = opencl::context::instance().info();
   auto fit = [&](const gemm_tiles& t, bool mma) {
     return fit_tiles(t, info.max_work_group_size, mma ? local_limit(s) : info.local_mem, mma);
-  };
-  // The tensor cores need tiles that fit the warp layout (TM a multiple of
-  // 32, whole pairs of warps, 8 or more columns per warp, TK a multiple of
-  // 8) and the ring's copies (whole pairs of doubles per work item, a fixed
-  // stride apart: kernels/gemm.hpp, copy_stage).
-  auto mma = [&](const gemm_tiles& t) {
-    const int items = (t.tm / t.wptm) * (t.tn / t.wptn);
-    const bool warps = t.tm % 32 == 0 && items % 64 == 0 && (8 * t.tn) % items == 0 && t.tk % 8 == 0;
-    const bool pairs = (t.tm * t.tk / 2) % items == 0 && (t.tn * t.tk / 2) % items == 0 &&
-                       (2 * items) % t.tm == 0 && (2 * items) % t.tn == 0 &&
-                       (2 * items) % t.tk == 0;
-    return s.tensor_cores && warps && pairs && mma_builds(fit(s.large, true));
   };
   using opencl::kernels::gemm_shape;
   gemm_choice c{gemm_shape::large, s.large, false};
@@ -174,7 +184,7 @@ inline gemm_choice choose_tiles(int m, int n, int batch, bool lower_only,
   if (n <= s.narrow_cols) c = {gemm_shape::narrow, s.narrow, false};
   // On the tensor cores where the fitted tiles allow it, else the FMA path
   // within the local memory the device reports.
-  c.mma = mma(fit(c.tiles, true));
+  c.mma = mma_shape(fit(c.tiles, true)) && tensor_cores_on(s);
   c.tiles = fit(c.tiles, c.mma);
   return c;
 }
