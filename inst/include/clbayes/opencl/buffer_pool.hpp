@@ -80,9 +80,19 @@ class buffer_pool {
     return was;
   }
 
+  /** Release the oldest kept buffers until a new buffer of `bytes` fits in
+   *  `capacity` beside the live matrices and the buffers still kept. */
+  void make_room(std::size_t bytes, std::size_t capacity) {
+    const std::size_t need = live_bytes_ + bytes;
+    trim(need < capacity ? capacity - need : 0);
+  }
+
+  /** Count the device bytes of a matrix that came alive / let go (kept
+   *  buffers are not live). */
+  void add_live(std::size_t bytes) { live_bytes_ += bytes; }
+  void remove_live(std::size_t bytes) { live_bytes_ -= std::min(live_bytes_, bytes); }
+
   std::size_t kept_bytes() const { return kept_bytes_; }
-  /** Device bytes of the matrices alive now (kept ones not counted). */
-  std::size_t& live_bytes() { return live_bytes_; }
   /** Buffers of at least `smallest` bytes served from the pool / freshly. */
   unsigned long long hits() const { return hits_; }
   unsigned long long misses() const { return misses_; }

@@ -68,9 +68,7 @@ class device_buffer {
     if (buffer_() == nullptr) {
       // Kept buffers give way to a new one that would not fit beside them
       // (a driver may report the shortage only at the first launch).
-      const std::size_t have = static_cast<std::size_t>(ctx.info().global_mem) / 10 * 9;
-      const std::size_t need = pool.live_bytes() + bytes;
-      pool.trim(need < have ? have - need : 0);
+      pool.make_room(bytes, static_cast<std::size_t>(ctx.info().global_mem) / 10 * 9);
       auto allocate = [&] {
         try {
           buffer_ = cl::Buffer(ctx.cl_context(), CL_MEM_READ_WRITE, bytes);
@@ -84,7 +82,7 @@ class device_buffer {
       if (code != CL_SUCCESS)
         throw cl_failure("allocating " + what + " (" + format_bytes(double(bytes)) + ")", code);
     }
-    pool.live_bytes() += bytes;
+    pool.add_live(bytes);
   }
 
   device_buffer(const device_buffer&) = delete;
@@ -100,7 +98,7 @@ class device_buffer {
       context& ctx = context::instance();
       if (generation_ != ctx.generation()) return;
       buffer_pool& pool = ctx.pool();
-      pool.live_bytes() -= std::min(pool.live_bytes(), bytes_);
+      pool.remove_live(bytes_);
       if (bytes_ < buffer_pool::smallest) return;
       std::vector<cl::Event> markers;
       for (cl::CommandQueue* q : ctx.made_queues()) {
