@@ -7,6 +7,7 @@
 #include <clbayes/linalg/cholesky_grad.hpp>
 #include <clbayes/linalg/cholesky_host.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <utility>
@@ -34,10 +35,11 @@ cl_ops::matrix_cl chol_device(const cl_ops::matrix_cl& x, bool upper) {
 // value is an error there, and the host scan that names its kind runs only
 // then.
 Rcpp::NumericMatrix chol_host(const Rcpp::NumericMatrix& x, bool upper,
-                              const la::linalg_settings& s) {
+                              const la::linalg_settings& s,
+                              const cl_ops::pinned_tuning& pin = cl_ops::pinned_tuning()) {
   Rcpp::NumericMatrix out = Rcpp::no_init_matrix(x.nrow(), x.ncol());  // written whole
   try {
-    la::cholesky_host(x.begin(), x.nrow(), x.ncol(), upper, out.begin(), s);
+    la::cholesky_host(x.begin(), x.nrow(), x.ncol(), upper, out.begin(), s, pin);
   } catch (const clbayes::invalid_argument&) {
     glue::check_finite(x, "x");
     throw;
@@ -106,8 +108,9 @@ SEXP cpp_chol_grad_gpu(SEXP L, SEXP L_adj) {
 namespace {
 
 // The selected device's linalg_settings, modified by the named values of
-// the test hooks below.
-la::linalg_settings tuned_by(const Rcpp::IntegerVector& values) {
+// the test hooks below; with `pin`, pinned_chunk_kb sets its chunk size.
+la::linalg_settings tuned_by(const Rcpp::IntegerVector& values,
+                             cl_ops::pinned_tuning* pin = nullptr) {
   la::linalg_settings s = la::tuned_settings();
   const std::vector<std::pair<const char*, int*>> fields = {
       {"outer_block", &s.cholesky.outer_block},
@@ -126,6 +129,10 @@ la::linalg_settings tuned_by(const Rcpp::IntegerVector& values) {
       values.size() > 0 ? Rcpp::CharacterVector(values.names()) : Rcpp::CharacterVector();
   for (R_xlen_t i = 0; i < values.size(); ++i) {
     const std::string name = Rcpp::as<std::string>(names[i]);
+    if (pin != nullptr && name == "pinned_chunk_kb") {
+      pin->chunk_bytes = static_cast<std::size_t>(std::max(1, int(values[i]))) << 10;
+      continue;
+    }
     int* field = nullptr;
     for (const auto& f : fields)
       if (name == f.first) field = f.second;
@@ -142,7 +149,8 @@ la::linalg_settings tuned_by(const Rcpp::IntegerVector& values) {
 // panels or blocks of the schedules at small n: the factor of x on the
 // device with the settings of tuned_by (outer_block, outer_block_large,
 // large_from, host_block, step_cols, step_threads, step_base,
-// trailing_reserve, gemm_narrow_cols, gemm_small_below_pct) from host
+// trailing_reserve, gemm_narrow_cols, gemm_small_below_pct; and
+// pinned_chunk_kb, the host path's staging chunks) from host
 // memory (`host`, gpu_chol()'s path for a matrix) or from a device copy
 // (its path for a gpu_matrix); and the device gradient (grad_block,
 // grad_block_large from large_from rows).
@@ -150,8 +158,9 @@ la::linalg_settings tuned_by(const Rcpp::IntegerVector& values) {
 Rcpp::NumericMatrix cpp_chol_tuned(Rcpp::NumericMatrix x, Rcpp::IntegerVector values,
                                    bool upper, bool host) {
 #ifdef CLBAYES_OPENCL
-  const la::linalg_settings s = tuned_by(values);
-  if (host) return chol_host(x, upper, s);
+  cl_ops::pinned_tuning pin;
+  const la::linalg_settings s = tuned_by(values, &pin);
+  if (host) return chol_host(x, upper, s, pin);
   cl_ops::matrix_cl l = la::cholesky(upload(x), s);
   return download(upper ? cl_ops::transpose(l) : std::move(l));
 #else

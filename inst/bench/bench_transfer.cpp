@@ -6,7 +6,7 @@
 //                         pinned buffer, no host copy; "both" runs the two
 //                         directions at once on the transfer and download
 //                         queues, as the streamed Cholesky does
-//   host copy             parallel_copy of the matrix from pageable memory
+//   host copy             a copy_team's copy of the matrix from pageable memory
 //                         into the pinned staging, chunk by chunk, no bus
 //   stream up / down      pinned_stream: host copy and DMA overlapped, from
 //                         (into) a written pageable array
@@ -21,7 +21,8 @@
 // --timeline: the device's kernels during one streamed factorisation from
 // and into page-locked memory (when each block column arrived and was
 // updated, and how much of the time the device computed).
-// Run: ./bench_transfer [--reps R] [--pinned-chunk-kb K] [--pinned-threads T] [--timeline] [n ...]
+// Run: ./bench_transfer [--reps R] [--pinned-chunk-kb K] [--pinned-threads T]
+//        [--host-block B] [--timeline] [n ...]
 // (default n: 8192 16384).
 
 #include "cli.hpp"
@@ -78,12 +79,14 @@ int main(int argc, char** argv) {
   int reps = 5;
   bool timeline = false;
   cl_ops::pinned_tuning pin;
+  int host_block = 0;  // 0: the device's settings
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--reps") reps = std::max(1, std::atoi(option_value(i, argc, argv)));
     else if (a == "--pinned-chunk-kb")
       pin.chunk_bytes = std::size_t(std::max(1, std::atoi(option_value(i, argc, argv)))) << 10;
     else if (a == "--pinned-threads") pin.threads = std::atoi(option_value(i, argc, argv));
+    else if (a == "--host-block") host_block = std::max(1, std::atoi(option_value(i, argc, argv)));
     else if (a == "--timeline") timeline = true;
     else sizes.push_back(std::atoi(a.c_str()));
   }
@@ -91,9 +94,11 @@ int main(int argc, char** argv) {
   try {
     cl_ops::context& ctx = cl_ops::context::instance();
     ctx.require_device();
-    std::printf("device: %s (%s); chunk %zu KB, threads %d (0: up to 8), host threads %u\n\n",
+    std::printf("device: %s (%s); chunk %zu KB, threads %d (0: up to 8), host threads %u, "
+                "host block %d\n\n",
                 ctx.info().name.c_str(), ctx.info().platform_name.c_str(), pin.chunk_bytes >> 10,
-                pin.threads, std::thread::hardware_concurrency());
+                pin.threads, std::thread::hardware_concurrency(),
+                host_block > 0 ? host_block : la::tuned_settings().cholesky.host_block);
     std::printf("| n | MB | DMA up | DMA down | DMA both | host copy | stream up | stream down | "
                 "stream both | streamed Cholesky | the same, L page-locked | A and L page-locked | "
                 "page-locking the matrix's bytes | device Cholesky | its left-looking order |\n"
@@ -115,12 +120,12 @@ int main(int argc, char** argv) {
         dma(tq, up_dev.buffer(), up_pins, pin.chunk_bytes, bytes, true);
         t.join();
       });
+      cl_ops::internal::copy_team team(pin.threads);
       const double host_copy = time_ms(reps, [&] {
         const char* src = reinterpret_cast<const char*>(a.data());
         int s = 0;
         for (std::size_t done = 0; done < bytes; done += pin.chunk_bytes, s ^= 1)
-          cl_ops::internal::parallel_copy(up_pins.ptr(s), src + done,
-                                          std::min(pin.chunk_bytes, bytes - done), pin.threads);
+          team.copy(up_pins.ptr(s), src + done, std::min(pin.chunk_bytes, bytes - done));
       });
       auto stream_up = [&] {
         cl_ops::internal::pinned_stream st(tq, pin);
@@ -147,7 +152,8 @@ int main(int argc, char** argv) {
         stream_up();
         t.join();
       });
-      const la::linalg_settings s = la::tuned_settings();
+      la::linalg_settings s = la::tuned_settings();
+      if (host_block > 0) s.cholesky.host_block = host_block;
       const double t_chol = time_ms(reps, [&] {
         la::cholesky_host(a.data(), n, n, false, out.data(), s, pin);
       });

@@ -133,7 +133,8 @@ void cholesky_cases(const la::linalg_settings& s, const char* setting) {
 
 // The streamed host path (linalg/cholesky_host.hpp) from pageable and from
 // page-locked memory, L and U, in block columns of 96 (ragged at 257) and
-// of the settings' width.
+// of the settings' width; at 257 in chunks of 40 KB, which straddle the
+// block columns (a chunk read back waits for the block of its last byte).
 void host_cholesky_cases(const la::linalg_settings& s, const char* setting) {
   char buf[200];
   for (int n : {257, 3000}) {
@@ -148,6 +149,7 @@ void host_cholesky_cases(const la::linalg_settings& s, const char* setting) {
     for (int locked : {0, 1})
       for (int upper : {0, 1}) {
         cl_ops::pinned_tuning pin;
+        if (n == 257) pin.chunk_bytes = std::size_t(40) << 10;
         pin.source_page_locked = pin.destination_page_locked = locked != 0;
         Eigen::MatrixXd got(n, n);
         double* dst = locked ? reinterpret_cast<double*>(out.data()) : got.data();

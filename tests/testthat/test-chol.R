@@ -43,12 +43,15 @@ test_that("gpu_chol on the device equals chol()", {
 # left-looking block columns) of 64, 96 or 128 rows, so that 257 rows take
 # several steps and a ragged last one, leaves of 16 and of 64 rows, bases of
 # one leaf (no update inside a step) and of a whole 256-column panel (the
-# longest update, 7 chunks), narrow tiles up to 64 columns, and one panel
-# for the whole matrix.
+# longest update, 7 chunks), narrow tiles up to 64 columns, one panel
+# for the whole matrix, and (host path) staging chunks of 40 KB that
+# straddle the block columns of 96, so that a chunk copied back waits for
+# the block column of its last byte.
 chol_settings <- list(
   one_panel = c(outer_block = 1024L, outer_block_large = 0L, host_block = 1024L),
   lookahead = c(outer_block = 64L, outer_block_large = 0L, host_block = 64L),
   lookahead_ragged = c(outer_block = 96L, outer_block_large = 0L, host_block = 96L),
+  staged_chunks = c(outer_block = 96L, host_block = 96L, pinned_chunk_kb = 40L),
   large_from = c(outer_block = 1024L, outer_block_large = 64L, large_from = 200L),
   leaf16 = c(outer_block = 64L, step_cols = 16L, step_threads = 8L, host_block = 64L),
   leaf64 = c(outer_block = 128L, step_cols = 64L, step_threads = 16L, host_block = 128L),

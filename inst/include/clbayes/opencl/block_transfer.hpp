@@ -38,6 +38,9 @@ struct block_columns {
   int count() const { return (n + nb - 1) / nb; }
   std::size_t offset(int j) const { return sizeof(double) * std::size_t(first(j)) * n; }
   std::size_t bytes(int j) const { return sizeof(double) * std::size_t(width(j)) * n; }
+  std::size_t total_bytes() const { return sizeof(double) * std::size_t(n) * n; }
+  /** The block column that holds byte b of the matrix. */
+  int of_byte(std::size_t b) const { return static_cast<int>(b / offset(1)); }
 };
 
 namespace internal {
@@ -87,6 +90,13 @@ class block_events {
     std::unique_lock<std::mutex> lock(m_);
     cv_.wait(lock, [&] { return stop_ || static_cast<int>(events_.size()) > k; });
     if (stop_) return false;
+    e = events_[k];
+    return true;
+  }
+  /** The event of block column k if it is there already. */
+  bool try_get(int k, cl::Event& e) {
+    std::lock_guard<std::mutex> lock(m_);
+    if (static_cast<int>(events_.size()) <= k) return false;
     e = events_[k];
     return true;
   }
@@ -158,8 +168,10 @@ class block_uploader {
 
 // Copies the block columns of an n x n device buffer into the host array
 // out, each once its event has been pushed and has completed, on a thread
-// of its own with the download queue and its own staging. Stopped and
-// joined by the destructor as block_uploader.
+// of its own with the download queue and its own staging: one read of the
+// whole matrix whose chunks wait for their block column's event, so that
+// the bus carries the next block column while the host copies out the end
+// of the one before. Stopped and joined by the destructor as block_uploader.
 class block_downloader {
  public:
   block_downloader(const cl::Buffer& src, double* out, block_columns blocks,
@@ -179,20 +191,24 @@ class block_downloader {
    *  of earlier pushes. */
   void push(const cl::Event& e) { final_.push(e); }
   /** Returns once every block column is in out (main thread). */
-  void finish() { copied_.wait_main(blocks_.count() - 1); }
+  void finish() { copied_.wait_main(0); }
 
  private:
+  struct stopped {};
+
   void run() {
     try {
-      for (int k = 0; k < blocks_.count(); ++k) {
-        cl::Event final_k;
-        if (!final_.wait_worker(k, final_k)) break;
-        const std::vector<cl::Event> wait{final_k};
-        queue_.enqueueBarrierWithWaitList(&wait);
-        stream_.read(src_, blocks_.offset(k), reinterpret_cast<char*>(out_) + blocks_.offset(k),
-                     blocks_.bytes(k));
-        copied_.push(cl::Event());
-      }
+      // Block columns are final in order: the chunk up to byte `end` waits
+      // for the event of the block column that holds its last byte.
+      stream_.read(src_, 0, reinterpret_cast<char*>(out_), blocks_.total_bytes(),
+                   [this](std::size_t end, bool wait, cl::Event& after) {
+                     const int k = blocks_.of_byte(end - 1);
+                     if (!wait) return final_.try_get(k, after);
+                     if (!final_.wait_worker(k, after)) throw stopped();
+                     return true;
+                   });
+      copied_.push(cl::Event());
+    } catch (const stopped&) {  // the destructor's: nothing waits any more
     } catch (...) {  // no check_interrupt() here: rethrown by finish()
       copied_.fail(std::current_exception());
     }

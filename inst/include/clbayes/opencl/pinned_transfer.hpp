@@ -5,17 +5,17 @@
 // allocated with CL_MEM_ALLOC_HOST_PTR and mapped once (page-locked memory,
 // which the DMA engines read and write at full bus speed, where a pageable
 // pointer goes through the driver's own smaller staging), kept between
-// calls, filled or drained by several host threads while the other buffer
-// is in flight.
+// calls, filled or drained by a team of host threads while the other
+// buffer is in flight.
 // The whole matrix crosses the bus in chunks; the in-order queue orders
 // the chunks before any later kernel.
 
+#include "copy_team.hpp"
 #include "matrix_cl.hpp"
 #include "transfer.hpp"
 
 #include <algorithm>
-#include <cstring>
-#include <thread>
+#include <functional>
 #include <vector>
 
 #ifdef CLBAYES_OPENCL
@@ -23,11 +23,13 @@
 namespace clbayes {
 namespace opencl {
 
-/** Chunk size of the pinned copies (bytes) and host threads that copy
+/** Chunk size of the pinned copies (bytes; H200 host, streamed Cholesky at
+ *  n = 8192: 16 MB 24.7-27.1 ms, 32 MB 24.9-32.3, 8 MB 27.8, 3 or 4
+ *  buffers no faster; log 2026-11-28-staging) and host threads that copy
  *  into and out of the staging buffers (0: up to 8, as the host has). The
  *  copies take them as an argument, by default these. */
 struct pinned_tuning {
-  std::size_t chunk_bytes = std::size_t(32) << 20;
+  std::size_t chunk_bytes = std::size_t(16) << 20;
   int threads = 0;
   /** Ask for huge pages under the host arrays the copies back write
    *  (advise_huge_pages). */
@@ -38,30 +40,6 @@ struct pinned_tuning {
   bool source_page_locked = false;       // what the uploads read
   bool destination_page_locked = false;  // what the copies back write
 };
-
-namespace internal {
-
-// memcpy with several threads: one thread copies at a fraction of the
-// memory bandwidth of a server host.
-inline void parallel_copy(char* dst, const char* src, std::size_t bytes, int threads) {
-  if (threads <= 0) threads = std::min(8, std::max(1, int(std::thread::hardware_concurrency())));
-  const std::size_t min_part = std::size_t(4) << 20;
-  threads = int(std::max<std::size_t>(1, std::min<std::size_t>(threads, bytes / min_part)));
-  if (threads == 1) {
-    std::memcpy(dst, src, bytes);
-    return;
-  }
-  std::vector<std::thread> pool;
-  const std::size_t part = (bytes + threads - 1) / threads;
-  for (int t = 1; t < threads; ++t) {
-    const std::size_t lo = std::min(bytes, t * part), hi = std::min(bytes, lo + part);
-    pool.emplace_back([=] { std::memcpy(dst + lo, src + lo, hi - lo); });
-  }
-  std::memcpy(dst, src, std::min(bytes, part));
-  for (auto& th : pool) th.join();
-}
-
-}  // namespace internal
 
 /** Host memory that the DMA engines read and write at full bus speed: a
  *  buffer allocated with CL_MEM_ALLOC_HOST_PTR (page-locked by the
@@ -143,18 +121,27 @@ inline pinned_pair& staging(std::size_t bytes, staging_use use = staging_use::up
   return *pair;
 }
 
+// Where a read may take bytes only once the device has finished them:
+// gate(end, wait, after) sets `after` to the event after which the bytes
+// before `end` (from the read's start) are final, or leaves it null when
+// they are already. With `wait` false it returns false at once where that
+// event is not known yet; otherwise it waits until it is (and returns true).
+using read_gate = std::function<bool(std::size_t end, bool wait, cl::Event& after)>;
+
 // Copies between host memory and device buffers on one queue through the
 // session's staging pair, chunk by chunk: while one staging buffer is in
-// flight, the host fills (or drains) the other. A stream's writes and reads
-// share the pair, so a chunk waits for the last one that used its buffer.
-// Made on the main thread; then used by one host thread at a time.
+// flight, the host fills (or drains) the other, by a team of threads kept
+// for the stream's lifetime. A stream's writes and reads share the pair,
+// so a chunk waits for the last one that used its buffer. Made on the main
+// thread; then used by one host thread at a time.
 class pinned_stream {
  public:
   pinned_stream(cl::CommandQueue& q, const pinned_tuning& tune,
                 staging_use use = staging_use::upload)
       : q_(q), pins_(staging(tune.chunk_bytes, use)), chunk_(tune.chunk_bytes),
-        threads_(tune.threads), huge_pages_(tune.huge_pages),
-        src_locked_(tune.source_page_locked), dst_locked_(tune.destination_page_locked) {}
+        huge_pages_(tune.huge_pages), src_locked_(tune.source_page_locked),
+        dst_locked_(tune.destination_page_locked),
+        team_(src_locked_ && dst_locked_ ? 1 : tune.threads) {}
   pinned_stream(const pinned_stream&) = delete;
   pinned_stream& operator=(const pinned_stream&) = delete;
   // The staging pair outlives the stream: nothing may still be copying
@@ -181,7 +168,7 @@ class pinned_stream {
       const std::size_t part = std::min(chunk_, len - done);
       cl::Event& e = ev_[slot_];
       if (e() != nullptr) e.wait();  // this buffer's previous chunk has left
-      parallel_copy(pins_.ptr(slot_), src + done, part, threads_);
+      team_.copy(pins_.ptr(slot_), src + done, part);
       q_.enqueueWriteBuffer(buf, CL_FALSE, offset + done, part, pins_.ptr(slot_), nullptr, &e);
       last = e;
       slot_ ^= 1;
@@ -190,34 +177,42 @@ class pinned_stream {
   }
 
   /** Copy `len` bytes of `buf` at byte `offset` into dst, after everything
-   *  enqueued on the queue so far; returns when dst holds them. */
-  void read(const cl::Buffer& buf, std::size_t offset, char* dst, std::size_t len) {
-    if (dst_locked_) {  // not a blocking read: that stalls other threads' enqueues
-      cl::Event e;
-      q_.enqueueReadBuffer(buf, CL_FALSE, offset, len, dst, nullptr, &e);
-      e.wait();
-      return;
-    }
-    if (huge_pages_) advise_huge_pages(dst, len);
+   *  enqueued on the queue so far and, chunk by chunk, after the gate's
+   *  events; returns when dst holds them. Two chunks are in flight
+   *  wherever the gate allows, also where a block of the device's work
+   *  ends, so the bus does not wait for the host's last copy of a block. */
+  void read(const cl::Buffer& buf, std::size_t offset, char* dst, std::size_t len,
+            const read_gate& gate = nullptr) {
+    if (huge_pages_ && !dst_locked_) advise_huge_pages(dst, len);
     std::size_t next = 0;  // bytes whose read is enqueued
     std::size_t at[2] = {0, 0};
-    auto enqueue = [&](int s) {
-      if (ev_[s]() != nullptr) ev_[s].wait();
-      at[s] = next;
+    bool queued[2] = {false, false};
+    // The next chunk into staging buffer s, or straight into dst where it
+    // is page-locked (not a blocking read: that stalls other threads'
+    // enqueues); nothing where the gate does not know its event yet.
+    auto enqueue = [&](int s, bool wait) {
       const std::size_t part = std::min(chunk_, len - next);
-      q_.enqueueReadBuffer(buf, CL_FALSE, offset + next, part, pins_.ptr(s), nullptr, &ev_[s]);
+      cl::Event after;
+      if (gate && !gate(next + part, wait, after)) return;
+      const std::vector<cl::Event> waits(after() != nullptr ? 1 : 0, after);
+      if (ev_[s]() != nullptr) ev_[s].wait();
+      q_.enqueueReadBuffer(buf, CL_FALSE, offset + next, part,
+                           dst_locked_ ? dst + next : pins_.ptr(s),
+                           waits.empty() ? nullptr : &waits, &ev_[s]);
+      at[s] = next;
       next += part;
+      queued[s] = true;
     };
-    const int first = slot_;
-    for (int i = 0; i < 2 && next < len; ++i) enqueue(first ^ i);
-    for (std::size_t done = 0, i = 0; done < len; ++i) {
-      const int s = first ^ static_cast<int>(i & 1);
+    for (std::size_t done = 0; done < len; slot_ ^= 1) {
+      const int s = slot_;
+      if (!queued[s]) enqueue(s, true);
+      if (next < len && !queued[s ^ 1]) enqueue(s ^ 1, false);  // the one after, if it may go
       ev_[s].wait();
       ev_[s] = cl::Event();
+      queued[s] = false;
       const std::size_t part = std::min(chunk_, len - at[s]);
-      parallel_copy(dst + at[s], pins_.ptr(s), part, threads_);
+      if (!dst_locked_) team_.copy(dst + at[s], pins_.ptr(s), part);
       done += part;
-      if (next < len) enqueue(s);  // refill this buffer while the other drains
     }
   }
 
@@ -225,8 +220,8 @@ class pinned_stream {
   cl::CommandQueue& q_;
   pinned_pair& pins_;
   std::size_t chunk_;
-  int threads_;
   bool huge_pages_, src_locked_, dst_locked_;
+  copy_team team_;
   cl::Event ev_[2];
   int slot_ = 0;
 };
