@@ -555,14 +555,27 @@ void gemm(__global double* C, __global const double* A,
 #if MMA
 #undef COPY_STAGE
 #undef FAST_STAGE
+  // acc[.][.][q] and [2 + q] are rows 2 lg and 2 lg + 1 of column 2 lt + q
+  // of the block, neighbours in C: one 16-byte store where the tile lies
+  // inside C (and its lower triangle) and C's columns are 16-byte aligned.
+  const bool pairs = interior && (!(views & C_LOWER_ONLY) || i0 >= j0 + TN - 1) &&
+                     ((c_base | ldc) & 1) == 0;
 #pragma unroll
   for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
     for (int nt = 0; nt < NTL; ++nt)
 #pragma unroll
-      for (int c = 0; c < 4; ++c)  // C(row 2 lg + c / 2, col 2 lt + c % 2) of the block
-        store_c(C, c_base, ldc, i0 + wm0 + mt * 16 + 2 * lg + c / 2,
-                j0 + wn0 + nt * 8 + 2 * lt + c % 2, m, n, views, alpha, beta, acc[mt][nt][c]);
+      for (int q = 0; q < 2; ++q) {
+        const int i = i0 + wm0 + mt * 16 + 2 * lg, j = j0 + wn0 + nt * 8 + 2 * lt + q;
+        if (pairs) {
+          __global double2* at = (__global double2*)(C + c_base + (long)j * ldc + i);
+          const double2 v = alpha * (double2)(acc[mt][nt][q], acc[mt][nt][2 + q]);
+          *at = beta != 0.0 ? v + beta * *at : v;
+        } else {
+          store_c(C, c_base, ldc, i, j, m, n, views, alpha, beta, acc[mt][nt][q]);
+          store_c(C, c_base, ldc, i + 1, j, m, n, views, alpha, beta, acc[mt][nt][2 + q]);
+        }
+      }
 #else
 #undef LOAD_STAGE
 #undef STORE_STAGE
