@@ -277,14 +277,14 @@ void copy_stage(__local double* ra, __local double* rb, __global const double* A
     for (int l = 0; l < TN * TK / 2 / NT; ++l) cp_async16(rb + l * rb_step, pb + l * b_step);
     return;
   }
+  // Exactly LA (LB) elements of the stage per item (the #error above).
 #pragma unroll 1
   for (int l = 0; l < LA; ++l) {
     const int e = tid + l * NT;
     int ii, kk;
     a_coords(e, &ii, &kk);
     const int ok = a_inside(i0 + ii, t + kk, m, k_hi, views);
-    if (e < TM * TK)
-      cp_async8(ra + RA_AT(kk, ii), A + (ok ? a_at(a_base, lda, i0 + ii, t + kk) : 0), ok);
+    cp_async8(ra + RA_AT(kk, ii), A + (ok ? a_at(a_base, lda, i0 + ii, t + kk) : 0), ok);
   }
 #pragma unroll 1
   for (int l = 0; l < LB; ++l) {
@@ -292,8 +292,7 @@ void copy_stage(__local double* ra, __local double* rb, __global const double* A
     int jj, kk;
     b_coords(e, &jj, &kk);
     const int ok = b_inside(j0 + jj, t + kk, n, k_hi, views);
-    if (e < TN * TK)
-      cp_async8(rb + RB_AT(kk, jj), B + (ok ? b_at(b_base, ldb, j0 + jj, t + kk) : 0), ok);
+    cp_async8(rb + RB_AT(kk, jj), B + (ok ? b_at(b_base, ldb, j0 + jj, t + kk) : 0), ok);
   }
 }
 #endif
