@@ -1,16 +1,16 @@
 #!/bin/bash
 # Issue 19's figures in one device call: build, verify, then time the
-# Cholesky (on device and host to host) and DGEMM at n = 8192 and 16384
+# Cholesky (on device and host to host) and DGEMM at n = 4096, 8192 and 16384
 # beside PyTorch's anchors, with the trailing_reserve sweep and a phase
 # profile. Optional A/B: B=<tree> (a copy of inst/ of another revision,
 # e.g. `git archive REV inst | tar -x -C .ab/REV`) is built and timed in
-# the same call, interleaved with this tree. SIZES (default "8192 16384")
+# the same call, interleaved with this tree. SIZES (default "4096 8192 16384")
 # gives other orders, e.g. for a trial run on PoCL; RESERVES (default
 # "8 24 32") the trailing_reserve sweep, "" for none.
 #   OUT=dir [B=.ab/REV] [DEPS=.bench-deps] [SIZES=...] [RESERVES=...] bash inst/bench/run_gpu_linalg.sh
 # Needs Eigen and CL/opencl.hpp under DEPS (see inst/bench/README.md).
 set -u
-out=${OUT:-.}; deps=$(cd "${DEPS:-.bench-deps}" && pwd); b=${B:-}; n=${SIZES:-8192 16384}
+out=${OUT:-.}; deps=$(cd "${DEPS:-.bench-deps}" && pwd); b=${B:-}; n=${SIZES:-4096 8192 16384}
 log=$out/linalg-issue19.md
 if [ -e /usr/lib/libnvidia-opencl.so.1 ] && [ -z "${OCL_ICD_VENDORS:-}" ]; then
   mkdir -p /tmp/icd && echo /usr/lib/libnvidia-opencl.so.1 >/tmp/icd/nvidia.icd
