@@ -37,14 +37,16 @@ double rel_err(const Eigen::MatrixXd& got, const Eigen::MatrixXd& ref) {
 }
 
 // C(ci, cj block) = alpha op(A) op(B) + beta C over batch items, against
-// Eigen item by item.
+// Eigen item by item. With c_row > 0, C's items start c_row rows down a C
+// with 2 c_row more rows, whose first and last c_row rows stay as they were
+// (c_row = 1: an odd offset into C with an even leading dimension).
 void check_gemm(const la::gemm_settings& g, const std::string& label, int m, int n, int k,
                 bool ta, bool tb, clbayes::matrix_view va, clbayes::matrix_view vb,
-                bool lower_only, int batch, int splits, int max_groups) {
+                bool lower_only, int batch, int splits, int max_groups, int c_row = 0) {
   const int ar = ta ? k : m, ac = ta ? m : k, br = tb ? n : k, bc = tb ? k : n;
   // Items stacked down the rows: item q of A is the block at row q * ar.
   Eigen::MatrixXd a = random_matrix(ar * batch, ac, 1), b = random_matrix(br * batch, bc, 2),
-                  c = random_matrix(m * batch, n, 3);
+                  c = random_matrix(m * batch + 2 * c_row, n, 3);
   matrix_cl da = upload(a), db = upload(b), dc = upload(c);
   la::gemm_block ab{&da, 0, 0, ta, va, ar};
   la::gemm_block bb{&db, 0, 0, tb, vb, br};
@@ -55,20 +57,24 @@ void check_gemm(const la::gemm_settings& g, const std::string& label, int m, int
   opt.batch = batch;
   opt.splits = splits;
   opt.max_groups = max_groups;
-  la::gemm(dc, 0, 0, m, ab, bb, m, n, k, opt);
+  la::gemm(dc, c_row, 0, m, ab, bb, m, n, k, opt);
   Eigen::MatrixXd got = download(dc);
   double err = 0;
+  if (c_row > 0) {
+    err = std::max(err, rel_err(got.topRows(c_row), c.topRows(c_row)));
+    err = std::max(err, rel_err(got.bottomRows(c_row), c.bottomRows(c_row)));
+  }
   for (int q = 0; q < batch; ++q) {
     Eigen::MatrixXd x = with_view(a.block(q * ar, 0, ar, ac), va);
     Eigen::MatrixXd y = with_view(b.block(q * br, 0, br, bc), vb);
     if (ta) x.transposeInPlace();
     if (tb) y.transposeInPlace();
-    Eigen::MatrixXd ref = c.block(q * m, 0, m, n);
+    Eigen::MatrixXd ref = c.block(c_row + q * m, 0, m, n);
     Eigen::MatrixXd prod = opt.alpha * x * y + opt.beta * ref;
     for (int j = 0; j < n; ++j)
       for (int i = 0; i < m; ++i)
         if (!lower_only || i >= j) ref(i, j) = prod(i, j);
-    err = std::max(err, rel_err(got.block(q * m, 0, m, n), ref));
+    err = std::max(err, rel_err(got.block(c_row + q * m, 0, m, n), ref));
   }
   report(label, err);
 }
@@ -104,6 +110,10 @@ void gemm_cases(const la::gemm_settings& g, const char* setting) {
   std::snprintf(buf, sizeof buf, "%s: batch of 5, 70 x 90 x 50", setting);
   check_gemm(g, buf, 70, 90, 50, false, false, matrix_view::entire, matrix_view::entire, false, 5,
              1, 0);
+  std::snprintf(buf, sizeof buf, "%s: C one row down, 512 x 384 x 64, lower-only too", setting);
+  for (bool lower : {false, true})
+    check_gemm(g, buf, 512, 384, 64, false, true, matrix_view::entire, matrix_view::entire, lower,
+               1, 1, 0, 1);
 }
 
 void cholesky_cases(const la::linalg_settings& s, const char* setting) {
