@@ -8,7 +8,8 @@
 #' then take its updates), whose work groups update, factor and solve those
 #' columns 32 at a time, while the rest of the matrix is updated by large
 #' GEMMs on another. An R matrix crosses the bus block column by block column,
-#' copied in and back by two helper threads, and is factored in the
+#' copied in and back by two helper threads (each with a few more for the
+#' host's copies through page-locked staging buffers), and is factored in the
 #' left-looking order: each block column is updated with the finished
 #' columns left of it and factored as soon as it has arrived, and copied
 #' back at once while later columns still arrive, so that both copies
