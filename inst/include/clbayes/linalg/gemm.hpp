@@ -184,8 +184,9 @@ inline gemm_choice choose_tiles(int m, int n, int batch, bool lower_only,
   if (n <= s.narrow_cols) c = {gemm_shape::narrow, s.narrow, false};
   // On the tensor cores where the fitted tiles allow it, else the FMA path
   // within the local memory the device reports.
-  c.mma = mma_shape(fit(c.tiles, true)) && tensor_cores_on(s);
-  c.tiles = fit(c.tiles, c.mma);
+  const gemm_tiles ring = fit(c.tiles, true);
+  c.mma = mma_shape(ring) && tensor_cores_on(s);
+  c.tiles = c.mma ? ring : fit(c.tiles, false);
   return c;
 }
 
