@@ -53,12 +53,14 @@ inline const char* gemm_source = R"(
 #define NT (RTSM * RTSN)
 #define LA ((TM * TK + NT - 1) / NT)
 #define LB ((TN * TK + NT - 1) / NT)
+// The helpers' loops over an operand's share count to these constants, so
+// that they unroll before inlining.
+#define LMAX (LA > LB ? LA : LB)
+#define PAIRS_MAX ((TM > TN ? TM : TN) * TK / 2 / NT)
 // Local tiles of the FMA path: TK rows of SA and SB doubles (one double2 of
-// padding).
+// padding), op(A) (ii, kk) at kk SA + ii, op(B) (kk, jj) at kk SB + jj.
 #define SA (TM + 2)
 #define SB (TN + 2)
-#define A_AT(kk, ii) ((kk) * SA + (ii))
-#define B_AT(kk, jj) ((kk) * SB + (jj))
 
 #if MMA
 // The tensor-core path's ring of MMA_STAGES stages in local memory, each TK
@@ -74,22 +76,23 @@ inline const char* gemm_source = R"(
 #endif
 #if TRANS_A
 #define RA (TK + 4)
-#define RA_AT(kk, ii) ((ii) * RA + (kk))
 #define A_STAGE (TM * RA)
 #else
 #define RA (TM + 2)
-#define RA_AT(kk, ii) ((kk) * RA + (ii))
 #define A_STAGE (TK * RA)
 #endif
 #if TRANS_B
 #define RB (TN + 4)
-#define RB_AT(kk, jj) ((kk) * RB + (jj))
 #define B_STAGE (TK * RB)
 #else
 #define RB (TK % 16 ? TK + 16 : TK + 8)
-#define RB_AT(kk, jj) ((jj) * RB + (kk))
 #define B_STAGE (TN * RB)
 #endif
+// Element (ii, kk) of a slot with rows of R doubles along the contiguous
+// dimension (`trans`: the depth; below).
+#define RING_AT(kk, ii, R, trans) ((trans) ? (ii) * (R) + (kk) : (kk) * (R) + (ii))
+#define RA_AT(kk, ii) RING_AT(kk, ii, RA, TRANS_A)
+#define RB_AT(kk, jj) RING_AT(kk, jj, RB, !TRANS_B)
 #endif
 
 #define A_LOWER 1
@@ -98,91 +101,59 @@ inline const char* gemm_source = R"(
 #define B_UPPER 8
 #define C_LOWER_ONLY 16
 
-// Element e of a group's share of the TM x TK tile of op(A): its row ii and
-// depth kk, in the order of op(A)'s contiguous dimension (coalesced reads).
-// For even e, e and e + 1 are neighbours there (the ring's 16-byte copies).
-void a_coords(int e, int* ii, int* kk) {
-#if TRANS_A
-  *kk = e % TK; *ii = e / TK;
-#else
-  *ii = e % TM; *kk = e / TM;
-#endif
+// op(A) and op(B) go through the same routines, op(B) as op(B)^T: X is a
+// T x TK tile of op(A) (T = TM) or op(B)^T (T = TN), `trans` when X's
+// depth is its stored contiguous dimension (TRANS_A; !TRANS_B), and the
+// view bits `lower` / `upper` clear X's elements of depth above / below
+// their index. OP_A and OP_B are these four arguments.
+#define OP_A TM, TRANS_A, A_LOWER, A_UPPER
+#define OP_B TN, !TRANS_B, B_UPPER, B_LOWER
+
+// Element e of a group's share of X's tile: its index ii and depth kk, in
+// the order of X's contiguous dimension (coalesced reads). For even e, e
+// and e + 1 are neighbours there (the ring's 16-byte copies).
+void coords(int e, int T, int trans, int* ii, int* kk) {
+  *ii = trans ? e / TK : e % T;
+  *kk = trans ? e % TK : e / T;
 }
 
-void b_coords(int e, int* jj, int* kk) {
-#if TRANS_B
-  *jj = e % TN; *kk = e / TN;
-#else
-  *kk = e % TK; *jj = e / TK;
-#endif
+// Whether element (gi, gk) of X lies inside X (m indices), the k range and
+// the view, and its offset.
+int inside(int gi, int gk, int m, int k_hi, int views, int lower, int upper) {
+  return gi < m && gk < k_hi && !((views & lower) && gk > gi) && !((views & upper) && gk < gi);
 }
 
-// Whether element (gi, gk) of op(A) lies inside op(A), the k range and A's
-// view, and its offset in A; the same for (gk, gj) of op(B).
-int a_inside(int gi, int gk, int m, int k_hi, int views) {
-  return gi < m && gk < k_hi && !((views & A_LOWER) && gk > gi) && !((views & A_UPPER) && gk < gi);
+long offset(long base, int ld, int gi, int gk, int trans) {
+  return trans ? base + (long)gi * ld + gk : base + (long)gk * ld + gi;
 }
 
-int b_inside(int gj, int gk, int n, int k_hi, int views) {
-  return gj < n && gk < k_hi && !((views & B_LOWER) && gk < gj) && !((views & B_UPPER) && gk > gj);
-}
-
-long a_at(long a_base, int lda, int gi, int gk) {
-  return TRANS_A ? a_base + (long)gi * lda + gk : a_base + (long)gk * lda + gi;
-}
-
-long b_at(long b_base, int ldb, int gj, int gk) {
-  return TRANS_B ? b_base + (long)gk * ldb + gj : b_base + (long)gj * ldb + gk;
-}
-
-// Global -> registers: element l of this work item's share of the TM x TK
-// tile of op(A) that starts at depth t, zero outside; `full` (a tile
-// inside everything, the bulk of a large product): no tests, so that the
-// addresses are a fixed offset per element plus the depth.
-void load_a(double* st, __global const double* A, long a_base, int lda, int m, int i0, int t,
-            int k_hi, int views, int tid, int full) {
+// Global -> registers: element l of this work item's share of X's tile
+// at index i0 and depth t (LA or LB elements), zero outside; `full` (a
+// tile inside everything, the bulk of a large product): no tests, so that
+// the addresses are a fixed offset per element plus the depth.
+void load_tile(double* st, __global const double* X, long base, int ld, int m, int i0, int t,
+               int k_hi, int views, int tid, int full, int T, int trans, int lower, int upper) {
 #pragma unroll
-  for (int l = 0; l < LA; ++l) {
+  for (int l = 0; l < LMAX; ++l) {
     const int e = tid + l * NT;
     int ii, kk;
-    a_coords(e, &ii, &kk);
+    coords(e, T, trans, &ii, &kk);
     const int gi = i0 + ii, gk = t + kk;
-    if (e < TM * TK)
-      st[l] = full || a_inside(gi, gk, m, k_hi, views) ? A[a_at(a_base, lda, gi, gk)] : 0.0;
+    if (l * NT < T * TK && e < T * TK)  // (the first: st's length, a constant)
+      st[l] = full || inside(gi, gk, m, k_hi, views, lower, upper)
+                  ? X[offset(base, ld, gi, gk, trans)]
+                  : 0.0;
   }
 }
 
-void load_b(double* st, __global const double* B, long b_base, int ldb, int n, int j0, int t,
-            int k_hi, int views, int tid, int full) {
+// Registers -> the local tile, (ii, kk) at kk (T + 2) + ii (SA, SB).
+void store_tile(__local double* tile, const double* st, int tid, int T, int trans) {
 #pragma unroll
-  for (int l = 0; l < LB; ++l) {
-    const int e = tid + l * NT;
-    int jj, kk;
-    b_coords(e, &jj, &kk);
-    const int gj = j0 + jj, gk = t + kk;
-    if (e < TN * TK)
-      st[l] = full || b_inside(gj, gk, n, k_hi, views) ? B[b_at(b_base, ldb, gj, gk)] : 0.0;
-  }
-}
-
-// Registers -> local tile (A_AT, B_AT).
-void store_a(__local double* tile, const double* st, int tid) {
-#pragma unroll
-  for (int l = 0; l < LA; ++l) {
+  for (int l = 0; l < LMAX; ++l) {
     const int e = tid + l * NT;
     int ii, kk;
-    a_coords(e, &ii, &kk);
-    if (e < TM * TK) tile[A_AT(kk, ii)] = st[l];
-  }
-}
-
-void store_b(__local double* tile, const double* st, int tid) {
-#pragma unroll
-  for (int l = 0; l < LB; ++l) {
-    const int e = tid + l * NT;
-    int jj, kk;
-    b_coords(e, &jj, &kk);
-    if (e < TN * TK) tile[B_AT(kk, jj)] = st[l];
+    coords(e, T, trans, &ii, &kk);
+    if (l * NT < T * TK && e < T * TK) tile[kk * (T + 2) + ii] = st[l];
   }
 }
 
@@ -236,63 +207,35 @@ void mbar_wait(__local ulong* bar, uint parity) {
         : "memory");
 }
 
-// This item's share of the stage at depth t of op(A) and op(B) into the
-// ring slot (ra, rb). `fast`: the stage lies inside op(A), op(B), the k
-// range and the views, and the operands are 16-byte aligned, so pairs go
-// by 16-byte copies without tests, the item's pairs a fixed stride apart
-// (few registers); otherwise one double each, zero outside.
+// This item's share of X's stage at depth t into the ring slot r (RA_AT,
+// RB_AT). `fast`: the stage lies inside X, the k range and the view, and X
+// is 16-byte aligned, so pairs go by 16-byte copies without tests, the
+// item's pairs a fixed stride apart (few registers); otherwise one double
+// each, zero outside.
 #if (TM * TK / 2) % NT || (TN * TK / 2) % NT || (2 * NT) % TM || (2 * NT) % TN || (2 * NT) % TK
 #error "the ring's copies need whole pairs per work item"
 #endif
-void copy_stage(__local double* ra, __local double* rb, __global const double* A, long a_base,
-                int lda, int m, int i0, __global const double* B, long b_base, int ldb, int n,
-                int j0, int t, int k_hi, int views, int tid, int fast) {
+void copy_stage(__local double* r, int R, __global const double* X, long base, int ld, int m,
+                int i0, int t, int k_hi, int views, int tid, int fast, int T, int trans,
+                int lower, int upper) {
+  int ii, kk;
   if (fast) {
-    int ii, kk, jj, kb;
-    a_coords(2 * tid, &ii, &kk);
-    b_coords(2 * tid, &jj, &kb);
-#if TRANS_A  // the item's pairs 2 NT / TK rows apart
-    __global const double* pa = A + a_base + (long)(i0 + ii) * lda + t + kk;
-    const long a_step = (long)(2 * NT / TK) * lda;
-    const int ra_step = (2 * NT / TK) * RA;
-#else  // 2 NT / TM depths apart
-    __global const double* pa = A + a_base + (long)(t + kk) * lda + i0 + ii;
-    const long a_step = (long)(2 * NT / TM) * lda;
-    const int ra_step = (2 * NT / TM) * RA;
-#endif
-#if TRANS_B
-    __global const double* pb = B + b_base + (long)(t + kb) * ldb + j0 + jj;
-    const long b_step = (long)(2 * NT / TN) * ldb;
-    const int rb_step = (2 * NT / TN) * RB;
-#else
-    __global const double* pb = B + b_base + (long)(j0 + jj) * ldb + t + kb;
-    const long b_step = (long)(2 * NT / TK) * ldb;
-    const int rb_step = (2 * NT / TK) * RB;
-#endif
-    ra += RA_AT(kk, ii);
-    rb += RB_AT(kb, jj);
+    coords(2 * tid, T, trans, &ii, &kk);
+    const int gap = 2 * NT / (trans ? TK : T);  // between the item's pairs: indices or depths
+    __global const double* p = X + offset(base, ld, i0 + ii, t + kk, trans);
+    r += RING_AT(kk, ii, R, trans);
 #pragma unroll
-    for (int l = 0; l < TM * TK / 2 / NT; ++l) cp_async16(ra + l * ra_step, pa + l * a_step);
-#pragma unroll
-    for (int l = 0; l < TN * TK / 2 / NT; ++l) cp_async16(rb + l * rb_step, pb + l * b_step);
+    for (int l = 0; l < PAIRS_MAX; ++l)
+      if (l < T * TK / 2 / NT) cp_async16(r + l * gap * R, p + (long)l * gap * ld);
     return;
   }
-  // Exactly LA (LB) elements of the stage per item (the #error above).
+  // Exactly T TK / NT elements of the stage per item (the #error above).
 #pragma unroll 1
-  for (int l = 0; l < LA; ++l) {
-    const int e = tid + l * NT;
-    int ii, kk;
-    a_coords(e, &ii, &kk);
-    const int ok = a_inside(i0 + ii, t + kk, m, k_hi, views);
-    cp_async8(ra + RA_AT(kk, ii), A + (ok ? a_at(a_base, lda, i0 + ii, t + kk) : 0), ok);
-  }
-#pragma unroll 1
-  for (int l = 0; l < LB; ++l) {
-    const int e = tid + l * NT;
-    int jj, kk;
-    b_coords(e, &jj, &kk);
-    const int ok = b_inside(j0 + jj, t + kk, n, k_hi, views);
-    cp_async8(rb + RB_AT(kk, jj), B + (ok ? b_at(b_base, ldb, j0 + jj, t + kk) : 0), ok);
+  for (int l = 0; l < T * TK / NT; ++l) {
+    coords(tid + l * NT, T, trans, &ii, &kk);
+    const int ok = inside(i0 + ii, t + kk, m, k_hi, views, lower, upper);
+    cp_async8(r + RING_AT(kk, ii, R, trans),
+              X + (ok ? offset(base, ld, i0 + ii, t + kk, trans) : 0), ok);
   }
 }
 #endif
@@ -443,9 +386,11 @@ void gemm(__global double* C, __global const double* A,
     const int t = k_lo + (s) * TK;                                                        \
     const uint sl = issued % NS;                                                          \
     if (issued >= NS) mbar_wait(&empty[sl], (issued / NS - 1) & 1);                        \
-    copy_stage((__local double*)ring_a + sl * A_STAGE,                                    \
-               (__local double*)ring_b + sl * B_STAGE, A, a_base, lda, m, i0, B,           \
-               b_base, ldb, n, j0, t, k_hi, views, tid, FAST_STAGE(t));                   \
+    const int fast = FAST_STAGE(t);                                                       \
+    copy_stage((__local double*)ring_a + sl * A_STAGE, RA, A, a_base, lda, m, i0, t,   \
+               k_hi, views, tid, fast, OP_A);                                             \
+    copy_stage((__local double*)ring_b + sl * B_STAGE, RB, B, b_base, ldb, n, j0, t,   \
+               k_hi, views, tid, fast, OP_B);                                             \
     cp_arrive(&full[sl]);                                                                 \
     ++issued;                                                                             \
   }
@@ -464,13 +409,13 @@ void gemm(__global double* C, __global const double* A,
 #define LOAD_STAGE(s)                                                                     \
   {                                                                                       \
     const int t = k_lo + (s) * TK, full = plain && t + TK <= k_hi;                        \
-    load_a(a_st, A, a_base, lda, m, i0, t, k_hi, views, tid, full);                       \
-    load_b(b_st, B, b_base, ldb, n, j0, t, k_hi, views, tid, full);                       \
+    load_tile(a_st, A, a_base, lda, m, i0, t, k_hi, views, tid, full, OP_A);           \
+    load_tile(b_st, B, b_base, ldb, n, j0, t, k_hi, views, tid, full, OP_B);           \
   }
 #define STORE_STAGE(s)                                                                    \
   {                                                                                       \
-    store_a((__local double*)a_tile[(s) & 1], a_st, tid);                                 \
-    store_b((__local double*)b_tile[(s) & 1], b_st, tid);                                 \
+    store_tile((__local double*)a_tile[(s) & 1], a_st, tid, TM, TRANS_A);              \
+    store_tile((__local double*)b_tile[(s) & 1], b_st, tid, TN, !TRANS_B);             \
   }
   barrier(CLK_LOCAL_MEM_FENCE);  // (PERSISTENT) the last tile's reads are done
   if (stages > 0) {
