@@ -8,32 +8,15 @@
 // operands are zero); a lower-triangle-only C (section 3.1.2); batches of
 // equal-shaped products at fixed strides (the batched triangular inverse,
 // tri-inverse-kernels.txt); split-k (section 3.1.1: `splits` parts of the
-// k range, each into its own copy of C, added by gemm_split_sum).
-//   - FMA path: double-buffered local tiles, the next k-tile read into
-//     registers while the current one is multiplied, then stored into the
-//     other buffer (one barrier per k-step); a work item owns pairs of
-//     neighbouring rows and columns of C, so one 16-byte local load feeds
-//     two rows; rows padded by a double2;
-//   - tiles (FMA path) or stages (tensor cores) inside op(A), op(B) and
-//     their views load without bounds and view tests (logs/history.md,
-//     2026-11-24);
-//   - MMA = 1: the products on the FP64 tensor cores (mma.sync.m16n8k8 by
-//     inline PTX, compute capability 9.0), fed by a ring of MMA_STAGES
-//     local stages that cp.async fills MMA_STAGES - 1 stages ahead (the
-//     multistage pipeline of CUTLASS's sm80 GEMMs: no register staging, so
-//     the copies of several stages are in flight at once), each slot
-//     ordered by a pair of mbarriers rather than barrier();
-//   - the tiles of a launch are taken in panels of columns (tile_of), so
-//     that the groups running at once share their operands in the L2.
+// k range, each into its own copy of C, added by gemm_split_sum). The
+// products run as FMAs on double-buffered local tiles or, with MMA = 1, on
+// the FP64 tensor cores fed by a ring of local stages (both in the kernel).
 // Build options: TM x TN, the tile of C of a work group; TK, the depth of a
 // step; WPTM x WPTN (even), the block of a work item: the group is (TM /
 // WPTM) x (TN / WPTN); TRANS_A / TRANS_B, op(), so each variant reads
-// coalesced; PERSISTENT = 1: each group loops over tiles (fewer groups than
-// tiles); HEAVY_FIRST = 1: where op(A) is lower (its depth grows with the
-// row) or op(B) upper (with the column), the longest tiles take the first
-// group numbers and so do not start last (the Cholesky's panel solve; log
-// 2026-11-27-heavy-first). The local tiles (linalg's gemm_local_bytes)
-// must fit the local memory a work group can use (gemm_settings).
+// coalesced; PERSISTENT and HEAVY_FIRST, the order of the tiles (in the
+// kernel). The local tiles (linalg's gemm_local_bytes) must fit the local
+// memory a work group can use (gemm_settings).
 
 #include "../opencl/kernel_cl.hpp"
 
@@ -130,7 +113,8 @@ long offset(long base, int ld, int gi, int gk, int trans) {
 // Global -> registers: element l of this work item's share of X's tile
 // at index i0 and depth t (LA or LB elements), zero outside; `full` (a
 // tile inside everything, the bulk of a large product): no tests, so that
-// the addresses are a fixed offset per element plus the depth.
+// the addresses are a fixed offset per element plus the depth (so too the
+// ring's fast stages; logs/history.md, 2026-11-24).
 void load_tile(double* st, __global const double* X, long base, int ld, int m, int i0, int t,
                int k_hi, int views, int tid, int full, int T, int trans, int lower, int upper) {
 #pragma unroll
@@ -222,11 +206,16 @@ void copy_stage(__local double* r, int R, __global const double* X, long base, i
   if (fast) {
     coords(2 * tid, T, trans, &ii, &kk);
     const int gap = 2 * NT / (trans ? TK : T);  // between the item's pairs: indices or depths
-    __global const double* p = X + offset(base, ld, i0 + ii, t + kk, trans);
+    // (pointer steps: through offset(), DGEMM at n = 16384 lost 5% on the
+    // H200, log 2026-11-28-line-cut)
+    __global const double* p = trans ? X + base + (long)(i0 + ii) * ld + t + kk
+                                     : X + base + (long)(t + kk) * ld + i0 + ii;
+    const long step = (long)gap * ld;
+    const int r_step = gap * R;
     r += RING_AT(kk, ii, R, trans);
 #pragma unroll
     for (int l = 0; l < PAIRS_MAX; ++l)
-      if (l < T * TK / 2 / NT) cp_async16(r + l * gap * R, p + (long)l * gap * ld);
+      if (l < T * TK / 2 / NT) cp_async16(r + l * r_step, p + l * step);
     return;
   }
   // Exactly T TK / NT elements of the stage per item (the #error above).
@@ -319,7 +308,10 @@ void gemm(__global double* C, __global const double* A,
   if ((views & C_LOWER_ONLY) && i0 + TM - 1 < j0) continue;  // uniform
 #else
   {
-#if HEAVY_FIRST  // groups start in order of their number: the longest depths first
+  // HEAVY_FIRST: where op(A) is lower (its depth grows with the row) or
+  // op(B) upper, the longest tiles take the first group numbers, so they do
+  // not start last (the Cholesky's panel solve; log 2026-11-27-heavy-first).
+#if HEAVY_FIRST
   const int gi = views & A_LOWER ? get_num_groups(0) - 1 - get_group_id(0) : get_group_id(0);
   const int gj = views & B_UPPER ? get_num_groups(1) - 1 - get_group_id(1) : get_group_id(1);
 #else
@@ -368,12 +360,14 @@ void gemm(__global double* C, __global const double* A,
 #pragma unroll
       for (int c = 0; c < 4; ++c) acc[mt][nt][c] = 0.0;
 
-  // The stages are copied NS - 1 ahead of the products (a multistage
-  // pipeline, here ordered by mbarriers: a warp waits only for the slot it
-  // reads or overwrites, never for the whole group, so the tensor pipe does
-  // not drain at every stage; H200, n = 8192: 50.8 TFLOP/s against 42.5
-  // with a barrier() per stage, log 2026-11-28-gemm-ring). A stage takes
-  // the 16-byte copies where it lies inside everything (uniform).
+  // The stages are copied NS - 1 ahead of the products by cp.async (the
+  // multistage pipeline of CUTLASS's sm80 GEMMs: no register staging, so
+  // several stages' copies are in flight), ordered by mbarriers: a warp
+  // waits only for the slot it reads or overwrites, never for the whole
+  // group, so the tensor pipe does not drain at every stage (H200, n =
+  // 8192: 50.8 TFLOP/s against 42.5 with a barrier() per stage, log
+  // 2026-11-28-gemm-ring). A stage takes the 16-byte copies where it lies
+  // inside everything (uniform).
   const bool aligned = ((a_base | b_base | lda | ldb) & 1) == 0;
 #define FAST_STAGE(t)                                                              \
   (interior && aligned && (t) + TK <= k_hi &&                                      \
@@ -381,16 +375,22 @@ void gemm(__global double* C, __global const double* A,
    !((views & B_LOWER) && (t) < j0 + TN - 1) && !((views & B_UPPER) && (t) + TK - 1 > j0))
 // Stage s into the next slot, once that slot's previous stage has been
 // read by every item.
+// (One branch for both operands: their 16-byte copies issue back to back.)
+#define COPY_OPERANDS(fast)                                                               \
+  copy_stage(sa, RA, A, a_base, lda, m, i0, t, k_hi, views, tid, fast, OP_A);             \
+  copy_stage(sb, RB, B, b_base, ldb, n, j0, t, k_hi, views, tid, fast, OP_B)
 #define COPY_STAGE(s)                                                                     \
   {                                                                                       \
     const int t = k_lo + (s) * TK;                                                        \
     const uint sl = issued % NS;                                                          \
     if (issued >= NS) mbar_wait(&empty[sl], (issued / NS - 1) & 1);                        \
-    const int fast = FAST_STAGE(t);                                                       \
-    copy_stage((__local double*)ring_a + sl * A_STAGE, RA, A, a_base, lda, m, i0, t,   \
-               k_hi, views, tid, fast, OP_A);                                             \
-    copy_stage((__local double*)ring_b + sl * B_STAGE, RB, B, b_base, ldb, n, j0, t,   \
-               k_hi, views, tid, fast, OP_B);                                             \
+    __local double* sa = (__local double*)ring_a + sl * A_STAGE;                          \
+    __local double* sb = (__local double*)ring_b + sl * B_STAGE;                          \
+    if (FAST_STAGE(t)) {                                                                  \
+      COPY_OPERANDS(1);                                                                   \
+    } else {                                                                              \
+      COPY_OPERANDS(0);                                                                   \
+    }                                                                                     \
     cp_arrive(&full[sl]);                                                                 \
     ++issued;                                                                             \
   }
@@ -468,7 +468,8 @@ void gemm(__global double* C, __global const double* A,
     ++used;
 #else
     // Stage s is in buffer s & 1 for every item, and every item is done
-    // with the other buffer (read at s - 1).
+    // with the other buffer (read at s - 1). An item owns pairs of
+    // neighbouring rows and columns of C: one 16-byte local load feeds two.
     barrier(CLK_LOCAL_MEM_FENCE);
     if (s + 1 < stages) LOAD_STAGE(s + 1);  // in flight while the FMAs run
     const int buf = s & 1, tx = get_local_id(0), ty = get_local_id(1);
@@ -498,6 +499,7 @@ void gemm(__global double* C, __global const double* A,
   const long c_base = c_off + z * c_stride;
 #if MMA
 #undef COPY_STAGE
+#undef COPY_OPERANDS
 #undef FAST_STAGE
   // acc[.][.][q] and [2 + q] are rows 2 lg and 2 lg + 1 of column 2 lt + q
   // of the block, neighbours in C: one 16-byte store where the tile lies
