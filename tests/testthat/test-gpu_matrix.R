@@ -55,7 +55,8 @@ test_that("operators match base R", {
   expect_equal(as.matrix(t(ga)), t(a))
   expect_equal(as.matrix(ga %*% gc), a %*% c, tolerance = 1e-13)
   # sizes that are not multiples of the tile, empty inner dimension
-  for (d in list(c(1, 1, 1), c(17, 3, 33), c(50, 70, 2), c(3, 0, 4))) {
+  for (d in list(c(1, 1, 1), c(17, 3, 33), c(50, 70, 2), c(3, 0, 4), c(3, 0, 1),
+                c(1, 0, 4))) {
     x <- matrix(rnorm(d[1] * d[2]), d[1], d[2])
     y <- matrix(rnorm(d[2] * d[3]), d[2], d[3])
     expect_equal(as.matrix(gpu_matrix(x) %*% gpu_matrix(y)), x %*% y,

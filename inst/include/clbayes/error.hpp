@@ -65,6 +65,12 @@ inline std::string format_dims(long long rows, long long cols) {
   return std::to_string(rows) + " x " + std::to_string(cols);
 }
 
+/** Throws unless the rows x cols matrix passed as `arg` is square. */
+inline void check_square(long long rows, long long cols, const char* arg) {
+  if (rows != cols)
+    throw invalid_argument(arg, "must be square (it is " + format_dims(rows, cols) + ")");
+}
+
 /** The user asked to stop (Ctrl-C); raised by check_interrupt(). */
 class interrupted : public std::runtime_error {
  public:

@@ -42,9 +42,7 @@ inline std::string not_pd_message(long long pivot) {
 /** Throws unless the square a is symmetric to relative tolerance `tol`. */
 inline void check_symmetric(const Eigen::Ref<const Eigen::MatrixXd>& a, const char* arg,
                             double tol = symmetry_tolerance) {
-  if (a.rows() != a.cols())
-    throw invalid_argument(arg, "must be square (it is " + std::to_string(a.rows()) +
-                                    " x " + std::to_string(a.cols()) + ")");
+  check_square(a.rows(), a.cols(), arg);
   for (Eigen::Index j = 0; j < a.cols(); ++j)
     for (Eigen::Index i = j + 1; i < a.rows(); ++i) {
       const double x = a(i, j), y = a(j, i);
@@ -111,9 +109,7 @@ inline void check_flags(cl::CommandQueue& q, const cl::Buffer& flag) {
  *  at the end: no synchronisation before the factorisation starts. */
 inline matrix_cl cholesky(const matrix_cl& a, const linalg_settings& s = tuned_settings()) {
   a.check_device("x");
-  if (a.rows() != a.cols())
-    throw invalid_argument("x", "must be square (it is " + std::to_string(a.rows()) +
-                                    " x " + std::to_string(a.cols()) + ")");
+  check_square(a.rows(), a.cols(), "x");
   matrix_cl w(a.rows(), a.cols());
   if (w.size() == 0) return w;
   opencl::context& ctx = opencl::context::instance();

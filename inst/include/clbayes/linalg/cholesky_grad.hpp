@@ -40,15 +40,11 @@ namespace internal {
 
 inline void check_grad_args(long long l_rows, long long l_cols, long long a_rows,
                             long long a_cols) {
-  if (l_rows != l_cols)
-    throw invalid_argument("L", "must be square (it is " + std::to_string(l_rows) +
-                                    " x " + std::to_string(l_cols) + ")");
+  check_square(l_rows, l_cols, "L");
   if (a_rows != l_rows || a_cols != l_cols)
     throw invalid_argument("L_adj", "must have the dimensions of `L` (" +
-                                        std::to_string(l_rows) + " x " +
-                                        std::to_string(l_cols) + "), not " +
-                                        std::to_string(a_rows) + " x " +
-                                        std::to_string(a_cols));
+                                        format_dims(l_rows, l_cols) + "), not " +
+                                        format_dims(a_rows, a_cols));
 }
 
 }  // namespace internal
@@ -155,8 +151,8 @@ inline matrix_cl cholesky_grad(const matrix_cl& l_in, const matrix_cl& l_adj,
   const cl::Buffer flags = opencl::new_flags(3);
   matrix_cl l(n, n);
   matrix_cl g(n, n);
-  opencl::kernels::copy_lower_flagged(cl::NDRange(n, n), l_in, l, n, flags, 0, 2);
-  opencl::kernels::copy_lower_flagged(cl::NDRange(n, n), l_adj, g, n, flags, 1, -1);
+  opencl::kernels::copy_lower_flagged(cl::NDRange(n, n), l_in, l, n, 0, n, flags, 0, 2);
+  opencl::kernels::copy_lower_flagged(cl::NDRange(n, n), l_adj, g, n, 0, n, flags, 1, -1);
   if (n > 0) {
     opencl::context& ctx = opencl::context::instance();
     cl::CommandQueue &main_q = ctx.main_queue(), &side_q = ctx.side_queue();

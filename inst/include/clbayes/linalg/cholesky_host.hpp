@@ -39,9 +39,7 @@ namespace linalg {
 inline void cholesky_host(const double* a, int rows, int cols, bool upper, double* out,
                           const linalg_settings& s = tuned_settings(),
                           const opencl::pinned_tuning& pin = opencl::pinned_tuning()) {
-  if (rows != cols)
-    throw invalid_argument("x", "must be square (it is " + std::to_string(rows) + " x " +
-                                    std::to_string(cols) + ")");
+  check_square(rows, cols, "x");
   const int n = rows;
   if (n == 0) return;
   opencl::context& ctx = opencl::context::instance();
@@ -65,8 +63,8 @@ inline void cholesky_host(const double* a, int rows, int cols, bool upper, doubl
       const cl::Event there = up.arrived(j);
       opencl::queue_wait(main_q, {there});
       opencl::phase_scope ph("arrival");
-      opencl::kernels::copy_columns_checked(cl::NDRange(n, blocks.width(j)), a_dev, w, n,
-                                            blocks.first(j), blocks.width(j), flag);
+      opencl::kernels::copy_lower_flagged(cl::NDRange(n, blocks.width(j)), a_dev, w, n,
+                                          blocks.first(j), blocks.width(j), flag, 1, -1);
       if (j + 1 == blocks.count()) {
         opencl::queue_scope side(opencl::queue_role::side);
         opencl::queue_wait(side_q, {there});

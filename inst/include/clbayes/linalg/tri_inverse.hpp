@@ -6,9 +6,10 @@
 // the batched algorithm: diag_inv inverts all small diagonal blocks at
 // once, then for block sizes s = B, 2B, 4B, ... every pair of neighbouring
 // inverted blocks C1 (top) and C2 (bottom) with the block A3 between them
-// is joined by C3 = -C2 A3 C1, as two batched products:
-// inv_lower_tri_multiply (T = C2 A3) and neg_rect_lower_tri_multiply
-// (C3 = -T C1). On the CPU, the recursive in-place inverse of
+// is joined by C3 = -C2 A3 C1, as two batched products (join_pairs; the
+// paper's inv_lower_tri_multiply, T = C2 A3, and
+// neg_rect_lower_tri_multiply, C3 = -T C1). On the CPU, the recursive
+// in-place inverse of
 // linalg/cholesky_inverse_cpu.hpp (n^3 / 6 multiply-adds, where solving
 // against the identity costs n^3 / 2).
 
@@ -29,6 +30,13 @@
 
 namespace clbayes {
 namespace linalg {
+
+/** Throws unless b (rhs_rows rows) conforms to the triangular L of order n. */
+inline void check_rhs_rows(long long rhs_rows, long long n) {
+  if (rhs_rows != n)
+    throw invalid_argument("b", "has " + std::to_string(rhs_rows) + " rows but `L` has " +
+                                    std::to_string(n));
+}
 
 /** Throws unless every diagonal element of the triangular `x` is non-zero. */
 inline void check_nonsingular_triangular(const Eigen::MatrixXd& x, const char* arg) {
@@ -55,9 +63,7 @@ inline Eigen::MatrixXd tri_inverse(const Eigen::MatrixXd& x, bool upper = false)
 /** Solve x y = b for triangular x (its lower or upper triangle). */
 inline Eigen::MatrixXd tri_solve(const Eigen::MatrixXd& x, const Eigen::MatrixXd& b,
                                  bool lower = true) {
-  if (b.rows() != x.rows())
-    throw invalid_argument("b", "has " + std::to_string(b.rows()) +
-                                    " rows but `L` has " + std::to_string(x.rows()));
+  check_rhs_rows(b.rows(), x.rows());
   check_nonsingular_triangular(x, "L");
   Eigen::MatrixXd y = b;
   if (lower)
@@ -71,33 +77,23 @@ inline Eigen::MatrixXd tri_solve(const Eigen::MatrixXd& x, const Eigen::MatrixXd
 
 namespace internal {
 
-// T_p = C2_p A3_p for the `count` pairs starting with pair `first`; pairs
-// are 2 s apart on the diagonal of the n x n matrix w, C2 is s2 x s2.
-inline void inv_lower_tri_multiply(matrix_cl& temp, const matrix_cl& w, int s,
-                                   int s2, int first, int count, const gemm_settings& g) {
-  const int n = w.rows();
+// Pairs first .. first + count - 1 of the inverted blocks of size s on the
+// diagonal of the n x n w (2 s apart, C2 s2 x s2) joined: T_p = C2_p A3_p
+// into columns p s .. p s + s - 1 of t, then C3_p = -T_p C1_p into w below
+// C1_p.
+inline void join_pairs(matrix_cl& w, matrix_cl& t, int s, int s2, int first, int count,
+                       const gemm_settings& g) {
   const int o = 2 * s * first;
-  const long long step = 2LL * s * (n + 1);
-  gemm_block c2{&w, o + s, o + s, false, matrix_view::lower, step};
-  gemm_block a3{&w, o + s, o, false, matrix_view::entire, step};
+  const long long step = 2LL * s * (w.rows() + 1), t_step = static_cast<long long>(s) * s;
   gemm_options opt(g);
   opt.batch = count;
-  linalg::gemm(temp, 0, first * s, static_cast<long long>(s) * s, c2, a3, s2, s, s2, opt);
-}
-
-// C3_p = -T_p C1_p, written into w below C1_p.
-inline void neg_rect_lower_tri_multiply(matrix_cl& w, const matrix_cl& temp, int s,
-                                        int s2, int first, int count, const gemm_settings& g) {
-  const int n = w.rows();
-  const int o = 2 * s * first;
-  const long long step = 2LL * s * (n + 1);
-  gemm_block t{&temp, 0, first * s, false, matrix_view::entire,
-               static_cast<long long>(s) * s};
-  gemm_block c1{&w, o, o, false, matrix_view::lower, step};
-  gemm_options opt(g);
+  const gemm_block c1{&w, o, o, false, matrix_view::lower, step};
+  const gemm_block c2{&w, o + s, o + s, false, matrix_view::lower, step};
+  const gemm_block a3{&w, o + s, o, false, matrix_view::entire, step};
+  const gemm_block tp{&t, 0, first * s, false, matrix_view::entire, t_step};
+  linalg::gemm(t, 0, first * s, t_step, c2, a3, s2, s, s2, opt);
   opt.alpha = -1.0;
-  opt.batch = count;
-  linalg::gemm(w, o + s, o, step, t, c1, s2, s, s, opt);
+  linalg::gemm(w, o + s, o, step, tp, c1, s2, s, s, opt);
 }
 
 // The lower triangle of the n x n w replaced by its inverse, without
@@ -128,14 +124,8 @@ inline void tri_inverse_in_place(matrix_cl& w, const linalg_settings& tune,
       matrix_cl own;
       if (levels != nullptr && levels->size() == level) levels->emplace_back(s, s * pairs);
       matrix_cl& t = levels != nullptr ? (*levels)[level] : (own = matrix_cl(s, s * pairs));
-      if (full > 0) {
-        internal::inv_lower_tri_multiply(t, w, s, s, 0, full, tune.gemm);
-        internal::neg_rect_lower_tri_multiply(w, t, s, s, 0, full, tune.gemm);
-      }
-      if (full < pairs) {
-        inv_lower_tri_multiply(t, w, s, last_s2, pairs - 1, 1, tune.gemm);
-        neg_rect_lower_tri_multiply(w, t, s, last_s2, pairs - 1, 1, tune.gemm);
-      }
+      if (full > 0) join_pairs(w, t, s, s, 0, full, tune.gemm);
+      if (full < pairs) join_pairs(w, t, s, last_s2, pairs - 1, 1, tune.gemm);
     }
   }
   w.set_view(matrix_view::lower);
@@ -152,14 +142,13 @@ inline void tri_inverse_in_place(matrix_cl& w, const linalg_settings& tune,
 inline matrix_cl tri_inverse(const matrix_cl& x, bool upper = false,
                              const linalg_settings& tune = tuned_settings()) {
   x.check_device("L");
-  if (x.rows() != x.cols())
-    throw invalid_argument("L", "must be square (it is " + std::to_string(x.rows()) +
-                                    " x " + std::to_string(x.cols()) + ")");
+  check_square(x.rows(), x.cols(), "L");
   const int n = x.rows();
   matrix_cl w(n, n);
   const cl::Buffer flags = opencl::new_flags(2);  // [0] not finite, [1] zero diagonal
   const matrix_cl xt = upper ? opencl::transpose(x) : matrix_cl();
-  opencl::kernels::copy_lower_flagged(cl::NDRange(n, n), upper ? xt : x, w, n, flags, 0, 1);
+  opencl::kernels::copy_lower_flagged(cl::NDRange(n, n), upper ? xt : x, w, n, 0, n, flags, 0,
+                                      1);
   internal::tri_inverse_in_place(w, tune);
   const std::vector<int> bad = opencl::read_flags(flags, 2);
   if (bad[0] != 0) throw invalid_argument("L", "contains NaN or infinite values");
@@ -169,9 +158,7 @@ inline matrix_cl tri_inverse(const matrix_cl& x, bool upper = false,
 
 /** Solve x y = b on the device for triangular x, as x^{-1} b. */
 inline matrix_cl tri_solve(const matrix_cl& x, const matrix_cl& b, bool lower = true) {
-  if (b.rows() != x.rows())
-    throw invalid_argument("b", "has " + std::to_string(b.rows()) +
-                                    " rows but `L` has " + std::to_string(x.rows()));
+  check_rhs_rows(b.rows(), x.rows());
   matrix_cl inv = tri_inverse(x, !lower);
   return linalg::multiply(inv, b);
 }
