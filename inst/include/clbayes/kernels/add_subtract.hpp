@@ -13,36 +13,22 @@ namespace kernels {
 
 inline const char* add_subtract_source = R"(
 /**
- * C = A + B for rows x cols matrices; one work item per element.
+ * C = A + sign * B for rows x cols matrices, sign 1 or -1 (exact: A - B);
+ * one work item per element.
  */
-__kernel void add(__global double* C, __global const double* A,
-                  __global const double* B, int rows, int cols) {
+__kernel void add_signed(__global double* C, __global const double* A,
+                         __global const double* B, double sign, int rows, int cols) {
   const int i = get_global_id(0);
   const int j = get_global_id(1);
   if (i < rows && j < cols) {
     const long k = (long)j * rows + i;
-    C[k] = A[k] + B[k];
-  }
-}
-
-/**
- * C = A - B for rows x cols matrices; one work item per element.
- */
-__kernel void subtract(__global double* C, __global const double* A,
-                       __global const double* B, int rows, int cols) {
-  const int i = get_global_id(0);
-  const int j = get_global_id(1);
-  if (i < rows && j < cols) {
-    const long k = (long)j * rows + i;
-    C[k] = A[k] - B[k];
+    C[k] = A[k] + sign * B[k];
   }
 }
 )";
 
-inline kernel_cl<out_buffer, in_buffer, in_buffer, int, int> add(
-    "add", add_subtract_source);
-inline kernel_cl<out_buffer, in_buffer, in_buffer, int, int> subtract(
-    "subtract", add_subtract_source);
+inline kernel_cl<out_buffer, in_buffer, in_buffer, double, int, int> add_signed(
+    "add_signed", add_subtract_source);
 
 }  // namespace kernels
 }  // namespace opencl

@@ -104,35 +104,18 @@ __kernel void copy_lower_checked(__global const double* A, __global double* W, i
 }
 
 /**
- * Columns c0 .. c0 + nc - 1 of the n x n A into the same columns of W, the
- * elements above the diagonal as zeros, with the check of check_nan on the
- * way: flags[1] = 1 if one of them is NaN or infinite (the host-to-host
- * Cholesky copies A in by block columns, linalg/cholesky_host.hpp).
- * Launch: global (n, nc).
+ * Columns c0 .. c0 + nc - 1 of W = the lower triangle of the n x n A, zeros
+ * above the diagonal, with checks of those columns of A on the way, in
+ * the same pass: flags[nan_slot] = 1 if an element is NaN or infinite,
+ * flags[zero_slot] = 1 if a diagonal element is zero (zero_slot < 0: not
+ * checked). The caller reads the flags once, after the work that uses W
+ * (linalg/tri_inverse.hpp, cholesky_grad.hpp; by block columns as they
+ * arrive, linalg/cholesky_host.hpp). Launch: global (n, nc).
  */
-__kernel void copy_columns_checked(__global const double* A, __global double* W, int n,
-                                   int c0, int nc, __global int* flags) {
-  const int i = get_global_id(0);
-  const int c = c0 + get_global_id(1);
-  if (i >= n || c >= c0 + nc) return;
-  const long at = (long)c * n + i;
-  const double a = A[at];
-  if (!isfinite(a)) flags[1] = 1;
-  W[at] = i >= c ? a : 0.0;
-}
-
-/**
- * W = the lower triangle of the n x n A, zeros above the diagonal, with
- * checks of every element of A on the way, in the same pass: flags[nan_slot]
- * = 1 if one is NaN or infinite, flags[zero_slot] = 1 if a diagonal element
- * is zero (zero_slot < 0: not checked). The caller reads the flags once,
- * after the work that uses W (linalg/tri_inverse.hpp, cholesky_grad.hpp).
- * Launch: global (n, n).
- */
-__kernel void copy_lower_flagged(__global const double* A, __global double* W, int n,
-                                 __global int* flags, int nan_slot, int zero_slot) {
-  const int i = get_global_id(0), j = get_global_id(1);
-  if (i >= n || j >= n) return;
+__kernel void copy_lower_flagged(__global const double* A, __global double* W, int n, int c0,
+                                 int nc, __global int* flags, int nan_slot, int zero_slot) {
+  const int i = get_global_id(0), j = c0 + get_global_id(1);
+  if (i >= n || j >= c0 + nc) return;
   const long at = (long)j * n + i;
   const double a = A[at];
   if (!isfinite(a)) flags[nan_slot] = 1;
@@ -158,9 +141,7 @@ inline kernel_cl<in_buffer, int, double, cl::Buffer, int> check_symmetric(
     "check_symmetric", check_source, {{"SYM_TILE", 32}, {"SYM_ROWS", 8}});
 inline kernel_cl<in_buffer, out_buffer, int, double, cl::Buffer, int> copy_lower_checked(
     "copy_lower_checked", check_source, {{"SYM_TILE", 32}, {"SYM_ROWS", 8}});
-inline kernel_cl<in_buffer, out_buffer, int, int, int, cl::Buffer> copy_columns_checked(
-    "copy_columns_checked", check_source);
-inline kernel_cl<in_buffer, out_buffer, int, cl::Buffer, int, int> copy_lower_flagged(
+inline kernel_cl<in_buffer, out_buffer, int, int, int, cl::Buffer, int, int> copy_lower_flagged(
     "copy_lower_flagged", check_source);
 inline kernel_cl<in_buffer, int, int, cl::Buffer> check_diagonal_zeros(
     "check_diagonal_zeros", check_source);

@@ -23,20 +23,22 @@ inline void check_same_dims(const matrix_cl& a, const matrix_cl& b) {
                                      " but `e1` has " + std::to_string(a.rows()) +
                                      " x " + std::to_string(a.cols()));
 }
+
+// A + sign B (sign 1 or -1).
+inline matrix_cl add_signed(const matrix_cl& a, const matrix_cl& b, double sign) {
+  check_same_dims(a, b);
+  matrix_cl c(a.rows(), a.cols(), union_view(a.view(), b.view()));
+  kernels::add_signed(cl::NDRange(a.rows(), a.cols()), c, a, b, sign, a.rows(), a.cols());
+  return c;
+}
 }  // namespace internal
 
 inline matrix_cl add(const matrix_cl& a, const matrix_cl& b) {
-  internal::check_same_dims(a, b);
-  matrix_cl c(a.rows(), a.cols(), union_view(a.view(), b.view()));
-  kernels::add(cl::NDRange(a.rows(), a.cols()), c, a, b, a.rows(), a.cols());
-  return c;
+  return internal::add_signed(a, b, 1.0);
 }
 
 inline matrix_cl subtract(const matrix_cl& a, const matrix_cl& b) {
-  internal::check_same_dims(a, b);
-  matrix_cl c(a.rows(), a.cols(), union_view(a.view(), b.view()));
-  kernels::subtract(cl::NDRange(a.rows(), a.cols()), c, a, b, a.rows(), a.cols());
-  return c;
+  return internal::add_signed(a, b, -1.0);
 }
 
 inline matrix_cl scalar_multiply(const matrix_cl& a, double s) {
