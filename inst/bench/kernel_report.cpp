@@ -28,7 +28,7 @@ int main(int argc, char** argv) {
   namespace k = clbayes::opencl::kernels;
   const std::string name = argv[1];
   const char* source = nullptr;
-  if (name == "glm_batch_mma") source = k::glm_batch_mma_program();
+  if (name == "glm_batch_mma") source = k::glm_program<&k::glm_batch_mma_source>();
   if (name == "gemm") source = k::gemm_source;
   if (name == "cholesky_base") source = k::cholesky_base_source;
   if (source == nullptr) {

@@ -78,15 +78,10 @@ void glm_batch_rows(__global double* partials, __global double* eta_d,
 }
 )";
 
-inline const char* glm_batch_rows_program() {
-  static const std::string text = glm_program(glm_batch_rows_source);
-  return text.c_str();
-}
-
 /** Options: FAMILY (glm::family, a scalar family), OFFSET (0 or 1), BATCH_WG. */
 inline kernel_cl<in_out_buffer, in_out_buffer, in_buffer, in_buffer, in_buffer, int, int, int,
                  int, int, int, int>
-    glm_batch_rows("glm_batch_rows", glm_batch_rows_program(),
+    glm_batch_rows("glm_batch_rows", glm_program<&glm_batch_rows_source>(),
                    {{"FAMILY", 1}, {"OFFSET", 0}, {"BATCH_WG", 256}});
 
 inline const char* glm_batch_fused_source = R"(
@@ -188,16 +183,11 @@ void glm_batch_fused(__global double* partials, __global const double* x,
 }
 )";
 
-inline const char* glm_batch_fused_program() {
-  static const std::string text = glm_program(glm_batch_fused_source);
-  return text.c_str();
-}
-
 /** Options: FAMILY (a scalar family), OFFSET (0 or 1), TR, PC, FWG = TR * PC,
  *  GSLOTS. */
 inline kernel_cl<out_buffer, in_buffer, in_buffer, in_buffer, in_buffer, in_buffer, int, int,
                  int, int, int, cl::LocalSpaceArg, cl::LocalSpaceArg, cl::LocalSpaceArg>
-    glm_batch_fused("glm_batch_fused", glm_batch_fused_program(),
+    glm_batch_fused("glm_batch_fused", glm_program<&glm_batch_fused_source>(),
                     {{"FAMILY", 1}, {"OFFSET", 0}, {"TR", 32}, {"PC", 8}, {"FWG", 256},
                      {"GSLOTS", 4}});
 

@@ -267,16 +267,11 @@ void glm_batch_mma(__global double* partials, __global const double* x,
 }
 )";
 
-inline const char* glm_batch_mma_program() {
-  static const std::string text = glm_program(glm_batch_mma_source);
-  return text.c_str();
-}
-
 /** Options: FAMILY (a scalar family), OFFSET (0 or 1), WARPS (1 to 8),
  *  KS = ceil(k / 8), MG = ceil(k / 16), MMA (1: the tensor cores, sm_90). */
 inline kernel_cl<out_buffer, in_buffer, in_buffer, in_buffer, in_buffer, in_buffer, int, int,
                  int, int, int, int>
-    glm_batch_mma("glm_batch_mma", glm_batch_mma_program(),
+    glm_batch_mma("glm_batch_mma", glm_program<&glm_batch_mma_source>(),
                   {{"FAMILY", 1}, {"OFFSET", 0}, {"WARPS", 8}, {"KS", 13}, {"MG", 7},
                    {"MMA", 0}});
 

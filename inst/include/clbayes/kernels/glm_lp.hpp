@@ -194,11 +194,6 @@ __kernel void glm_lp(__global double* partials, __global double* row_grad,
 }
 )";
 
-inline const char* glm_lp_program() {
-  static const std::string text = glm_program(glm_lp_source);
-  return text.c_str();
-}
-
 inline const char* glm_lp_reduce_source = R"(
 /**
  * sums[c] = sum over g < groups of partials[g * stride + c], for the first
@@ -231,7 +226,7 @@ __kernel void glm_lp_reduce(__global double* sums, __global const double* partia
 inline kernel_cl<out_buffer, out_buffer, in_buffer, in_buffer, in_buffer, in_buffer, int, int,
                  int, int, int, int, int, int, int, cl::LocalSpaceArg, cl::LocalSpaceArg,
                  cl::LocalSpaceArg>
-    glm_lp("glm_lp", glm_lp_program(),
+    glm_lp("glm_lp", glm_program<&glm_lp_source>(),
            {{"FAMILY", 0}, {"OFFSET", 0}, {"NETA", 1}, {"ROWS", 32}, {"CHUNK", 8}});
 
 /** Option: REDUCE_WG, the work-group size (a power of two). */

@@ -258,11 +258,6 @@ void glm_lp_tiled(__global double* partials, __global double* row_grad,
 }
 )";
 
-inline const char* glm_lp_tiled_program() {
-  static const std::string text = glm_program(glm_lp_tiled_source);
-  return text.c_str();
-}
-
 /** Options: FAMILY, OFFSET, NETA, TILE_WG, TILE_ROWS, LPI, GCOLS, FIXED_WG
  *  (1: the work-group size is declared, reqd_work_group_size; NVIDIA's
  *  compiler takes that as launch bounds, which override a register cap)
@@ -272,7 +267,7 @@ inline kernel_cl<out_buffer, out_buffer, in_buffer, in_buffer, in_buffer, in_buf
                  in_out_buffer, int,
                  int, int, int, int, int, int, int, int, cl::LocalSpaceArg, cl::LocalSpaceArg,
                  cl::LocalSpaceArg, cl::LocalSpaceArg, cl::LocalSpaceArg>
-    glm_lp_tiled("glm_lp_tiled", glm_lp_tiled_program(),
+    glm_lp_tiled("glm_lp_tiled", glm_program<&glm_lp_tiled_source>(),
                  {{"FAMILY", 0}, {"OFFSET", 0}, {"NETA", 1}, {"TILE_WG", 128}, {"TILE_ROWS", 32},
                   {"LPI", 25}, {"GCOLS", 1}, {"FIXED_WG", 1}});
 

@@ -9,8 +9,7 @@
 // its one C++ twin in glm/row_math.hpp, and test-glm.R compares the two on a
 // grid of values (kernel glm_row_grid below). Every formula is in the stable
 // form: no exp() of a linear predictor that could overflow before a log()
-// takes it back. The programs are held in static strings for the session
-// because kernel_cl caches programs by the source's address.
+// takes it back.
 
 #include "../opencl/kernel_cl.hpp"
 
@@ -225,9 +224,13 @@ void add_cut_sums(__local const double* rowv, int R, int n_cuts, int first, int 
 #endif
 )";
 
-/** A GLM kernel's program source: the row math followed by its body. */
-inline std::string glm_program(const char* body) {
-  return std::string(glm_row_math_source) + body;
+/** A GLM kernel's program: the row math followed by the body *Body, made
+ *  once and held for the session (kernel_cl caches programs by the
+ *  source's address). */
+template <const char* const* Body>
+inline const char* glm_program() {
+  static const std::string text = std::string(glm_row_math_source) + *Body;
+  return text.c_str();
 }
 
 #ifdef CLBAYES_OPENCL
@@ -248,14 +251,9 @@ __kernel void glm_row_grid(__global double* out, __global const double* y,
 }
 )";
 
-inline const char* glm_row_grid_program() {
-  static const std::string text = glm_program(glm_row_grid_source);
-  return text.c_str();
-}
-
 /** Option: FAMILY (glm::family, scalar families). */
 inline kernel_cl<out_buffer, in_buffer, in_buffer, in_buffer, int, int> glm_row_grid(
-    "glm_row_grid", glm_row_grid_program(), {{"FAMILY", 0}});
+    "glm_row_grid", glm_program<&glm_row_grid_source>(), {{"FAMILY", 0}});
 
 #endif  // CLBAYES_OPENCL
 
