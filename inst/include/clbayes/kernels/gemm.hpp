@@ -71,8 +71,8 @@ inline const char* gemm_source = R"(
 #define RB (TK % 16 ? TK + 16 : TK + 8)
 #define B_STAGE (TN * RB)
 #endif
-// Element (ii, kk) of a slot with rows of R doubles along the contiguous
-// dimension (`trans`: the depth; below).
+// Element (ii, kk) of X in a slot whose rows of R doubles run along X's
+// contiguous dimension (the depth when `trans`; see OP_A below).
 #define RING_AT(kk, ii, R, trans) ((trans) ? (ii) * (R) + (kk) : (kk) * (R) + (ii))
 #define RA_AT(kk, ii) RING_AT(kk, ii, RA, TRANS_A)
 #define RB_AT(kk, jj) RING_AT(kk, jj, RB, !TRANS_B)
