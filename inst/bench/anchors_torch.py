@@ -12,7 +12,8 @@ warm-up:
   - host to host: a pinned host array copied in, factored, and the full L
     copied back into a pinned host array (what issue 19 calls torch's
     pinned copy + cholesky_ex + copy);
-  - cuBLAS DGEMM (torch.matmul) on n x n operands, in TFLOP/s;
+  - cuBLAS DGEMM (torch.matmul) on n x n operands, in TFLOP/s; also by the
+    host's clock, as bench_linalg times clbayes's GEMM;
   - the Cholesky's reverse mode (torch.autograd.grad of cholesky's L with
     respect to A, given a lower-triangular adjoint of L; the anchor of
     gpu_chol_grad / bench_linalg's "grad device" column).
@@ -67,8 +68,9 @@ def main():
     print()
     print("| n | cholesky_ex on device (ms) | the same, host clock (ms) "
           "| pinned copy + cholesky_ex + copy (ms) "
-          "| DGEMM (ms) | DGEMM TFLOP/s | residual | Cholesky gradient (ms) |")
-    print("|---|---|---|---|---|---|---|---|")
+          "| DGEMM (ms) | DGEMM TFLOP/s | DGEMM, host clock (ms) | residual "
+          "| Cholesky gradient (ms) |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for n in sizes:
         reps = 9 if n <= 8192 else 5
         a = spd(n, dev)
@@ -97,6 +99,7 @@ def main():
             torch.matmul(a, b, out=c)
 
         t_gemm = timed(gemm, reps)
+        t_gemm_wall = wall(gemm, reps)
         tflops = 2.0 * n ** 3 / (t_gemm * 1e-3) / 1e12
         del b, c
         a.requires_grad_(True)
@@ -107,7 +110,8 @@ def main():
             torch.autograd.grad(l_graph, a, l_adj, retain_graph=True)
 
         t_grad = timed(gradient, reps)
-        print(f"| {n} | {t_dev:.2f} | {t_wall:.2f} | {t_host:.2f} | {t_gemm:.2f} | {tflops:.1f} | {resid:.1e} "
+        print(f"| {n} | {t_dev:.2f} | {t_wall:.2f} | {t_host:.2f} | {t_gemm:.2f} | {tflops:.1f} "
+              f"| {t_gemm_wall:.2f} | {resid:.1e} "
               f"| {t_grad:.2f} |")
         del a, l_dev, l_graph, l_adj
         torch.cuda.empty_cache()
