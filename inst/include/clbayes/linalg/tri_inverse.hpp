@@ -7,9 +7,8 @@
 // once, then for block sizes s = B, 2B, 4B, ... every pair of neighbouring
 // inverted blocks C1 (top) and C2 (bottom) with the block A3 between them
 // is joined by C3 = -C2 A3 C1, as two batched products (join_pairs; the
-// paper's inv_lower_tri_multiply, T = C2 A3, and
-// neg_rect_lower_tri_multiply, C3 = -T C1). On the CPU, the recursive
-// in-place inverse of
+// paper's inv_lower_tri_multiply, T = C2 A3, and neg_rect_lower_tri_multiply,
+// C3 = -T C1). On the CPU, the recursive in-place inverse of
 // linalg/cholesky_inverse_cpu.hpp (n^3 / 6 multiply-adds, where solving
 // against the identity costs n^3 / 2).
 
