@@ -18,10 +18,8 @@ namespace opencl {
 namespace internal {
 inline void check_same_dims(const matrix_cl& a, const matrix_cl& b) {
   if (a.rows() != b.rows() || a.cols() != b.cols())
-    throw invalid_argument("e2", "has dimensions " + std::to_string(b.rows()) +
-                                     " x " + std::to_string(b.cols()) +
-                                     " but `e1` has " + std::to_string(a.rows()) +
-                                     " x " + std::to_string(a.cols()));
+    throw invalid_argument("e2", "has dimensions " + format_dims(b.rows(), b.cols()) +
+                                     " but `e1` has " + format_dims(a.rows(), a.cols()));
 }
 
 // A + sign B (sign 1 or -1).
