@@ -422,7 +422,6 @@ glm_model_build <- function(resp, x, stan, prior, prior_intercept, prior_aux, n_
   if (!is.null(groups)) {
     model$groups <- list(terms = core_groups, covariance = groups$covariance)
     model$init[-seq_len(n_fixed)] <- groups$init
-    model$device_path <- FALSE  # the group terms run on the CPU (glm/group_terms.hpp)
   }
   # One evaluation at a point inside the support checks y against the
   # family (an error names `y`) before any sampling starts.

@@ -203,11 +203,29 @@ test_that("bad group-level terms give errors naming the term", {
   expect_error(glm_model(y_norm ~ x + (1 | a), d, family = "categorical_logit"), "family")
   expect_error(glm_model(y_norm ~ x + (1 | a), d, prior_covariance = normal()),
                "prior_covariance")
-  m <- glm_model(y_norm ~ x + (1 | a), d)
-  expect_error(hmc_sample_mv(m, n_iter = 10, warmup = 10, backend = "opencl"), "device")
   # an unused level is dropped, as lme4 drops it
   d$a <- factor(d$a, levels = c(levels(d$a), "unused"))
   m <- glm_model(y_norm ~ x + (1 | a), d)
   expect_false("b[(Intercept) a:unused]" %in% m$reported_names)
   expect_equal(length(m$group_terms[[1]]$levels), 6L)
+})
+
+test_that("the device path of a multilevel model matches the CPU path", {
+  skip_if_no_device()
+  d <- sim_data(300, 7)
+  cases <- list(
+    list(y_norm ~ x + w + (x | a) + (1 | b), gaussian()),
+    list(cbind(k, 5 - k) ~ x + (1 | a/b), binomial()),
+    list(y_count ~ x + (x || a) + offset(log(1 + w)), poisson()),
+    list(y_count ~ x + (1 | a), neg_binomial_2())
+  )
+  for (i in seq_along(cases)) {
+    m <- glm_model(cases[[i]][[1]], d, family = cases[[i]][[2]])
+    pts <- t(vapply(1:20, function(s) moved_point(m, 100 * i + s), m$init))
+    cpu <- clbayes:::.cpp_model_gradient(m, pts)
+    m$use_device <- TRUE
+    dev <- clbayes:::.cpp_model_gradient(m, pts)
+    expect_equal(dev$value, cpu$value, tolerance = 1e-10)
+    expect_equal(dev$gradient, cpu$gradient, tolerance = 1e-9)
+  }
 })

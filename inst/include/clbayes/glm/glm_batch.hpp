@@ -36,9 +36,6 @@ inline glm_batch_result glm_lp_batch(const glm_data& data, const glm_batch_param
   one.n_alpha = 1;
   one.n_extra = p.extra != nullptr ? 1 : 0;
   check_glm_y(one, data.ys, data.n);
-  if (p.groups != nullptr && use_device)
-    throw invalid_argument("backend", "multilevel terms have no device path yet: use "
-                                      "backend = \"cpu\"");
   return on_backend(
       data, use_device,
       [&] {
