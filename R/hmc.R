@@ -119,7 +119,9 @@
 #'   transitions after warmup, per chain), `n_divergent_warmup`,
 #'   `step_size` and `trajectory_length` (on the metric's coordinates),
 #'   `accept_rate` (mean acceptance probability after warmup), `center` and
-#'   `scale` (the metric: `u = center + scale %*% z`).
+#'   `scale` (the metric: `u = center + scale * z`, with `scale` the vector
+#'   of S's diagonal for a diagonal metric, or `u = center + scale %*% z`
+#'   with the lower-triangular S of a dense metric).
 #' @examples
 #' # a bivariate normal with correlation 0.9, vectorised over rows
 #' prec <- solve(matrix(c(1, 0.9, 0.9, 1), 2))

@@ -178,7 +178,8 @@ new_clbayes_fit <- function(res, tg, time, sampler, settings) {
     list(time = time,
          widths = if (!is.null(res$widths)) stats::setNames(res$widths, vars),
          center = stats::setNames(res$center, vars),
-         scale = array(res$scale, dim(res$scale), list(vars, vars)),
+         scale = if (is.matrix(res$scale)) array(res$scale, dim(res$scale), list(vars, vars))
+           else stats::setNames(res$scale, vars),
          lower = stats::setNames(tg$lower, vars),
          upper = stats::setNames(tg$upper, vars),
          sampler = sampler, model = tg$model),

@@ -22,9 +22,10 @@
 #'   numeric design matrix `X` with one row per element of `y` and full
 #'   column rank (include a column of ones for an intercept; its column
 #'   names name the parameters).
-#' @param prior,prior_intercept,prior_aux Priors of the coefficients, the
-#'   intercept and `sigma` (formula form only): see [glm_model()] and
-#'   [priors].
+#' @param prior,prior_intercept,prior_aux,prior_covariance Priors of the
+#'   coefficients, the intercept, `sigma` and (with group-level terms such
+#'   as `(1 | g)`) their covariances (formula form only): see [glm_model()],
+#'   [priors] and [decov()].
 #' @param na.action What to do with rows with missing values (formula form),
 #'   as for [stats::model.frame()]; dropped rows are reported in a message.
 #' @param offset An offset added to the linear predictor (formula form), as
@@ -202,6 +203,45 @@ print.clbayes_model <- function(x, ...) {
 #'   `cauchy()` there is the half distribution). `NULL` is a flat prior.
 #'   The scales are not autoscaled (see [priors]).
 #'
+#' @section Multilevel models: Group-level terms of lme4's syntax make a
+#'   multilevel model, as rstanarm's `stan_glmer()`: `(1 | g)` (varying
+#'   intercepts), `(x | g)` (varying intercepts and slopes, correlated), `(x
+#'   || g)` (uncorrelated), crossed `(1 | a) + (1 | b)` and nested `(1 |
+#'   a/b)`, for the gaussian, binomial, poisson and negative binomial
+#'   families. lme4 (a suggested package) parses them, with its rules:
+#'   unused factor levels are dropped, and a grouping factor must have at
+#'   least two levels and no missing values.
+#'
+#'   The parameterisation is rstanarm's: the predictors are centred (the
+#'   intercept's prior is on the intercept at the predictors' means; the
+#'   reported `(Intercept)` is moved back to the uncentred one), each term's
+#'   effects are non-centred, `b = T z` at each level with `z ~ N(0, I)` and
+#'   `Sigma = T T'`, and `prior_covariance` ([decov()], the default, or
+#'   [lkj()]) gives the prior of each `Sigma`. The priors you leave at their
+#'   defaults are rstanarm's defaults for `stan_glmer()`, autoscaled:
+#'   `normal(0, 2.5 s_y / sd(x_j))` on the coefficients, `normal(m_y, 2.5
+#'   s_y)` on the centred intercept and `exponential(1 / s_y)` on `sigma`,
+#'   with `s_y = sd(y)` and `m_y = mean(y)` for a gaussian model, 1 and 0
+#'   otherwise; priors you give are used as given. So one call gives one
+#'   posterior in both packages.
+#'
+#'   The fit reports rstanarm's variables: the fixed effects,
+#'   `b[(Intercept) herd:1]` for each term's coefficient and level,
+#'   `sigma` or `phi`, and `Sigma[herd:(Intercept),(Intercept)]` for the
+#'   lower triangle of each term's covariance (the samplers draw `z`, `tau`
+#'   and the covariance's other parameters, named in the model's `names`).
+#'   [fixef()], [ranef()], [VarCorr()] and `coef()` (per group) summarise
+#'   it as lme4 does, and [predict()][predict.clbayes_fit],
+#'   [posterior_predict()] and [log_lik()] take `re.form`, with new levels
+#'   drawn from their term's population distribution.
+#'
+#'   The likelihood keeps Z as each term's levels and columns (never a dense
+#'   matrix) and adds `Z b` to every point's linear predictor in the same
+#'   pass over the data as `X beta`, on the CPU or the device; the gradient
+#'   in `b` is a sum per level. [hmc_sample_mv()] is the sampler to use for
+#'   these models (their dimension grows with the number of groups);
+#'   [slice_sample_mv()] works too.
+#'
 #' @section Matrix form: `glm_model(y, x, family)` (positional) keeps the
 #'   interface of the likelihood: `x` without an intercept column, the
 #'   variables named `alpha`, `beta[<column>]`, then `sigma`, `phi` or the
@@ -228,6 +268,8 @@ print.clbayes_model <- function(x, ...) {
 #'   `"ordered_logistic"`): as `prior`.
 #' @param prior_aux Prior of `sigma` or `phi`: [exponential()], or the half
 #'   [normal()], [student_t()] or [cauchy()], or `NULL` (flat).
+#' @param prior_covariance For a formula with group-level terms (see
+#'   Multilevel models): [decov()] (the default) or [lkj()].
 #' @param na.action What to do with rows with missing values (formula form),
 #'   as for [stats::model.frame()].
 #' @param offset `NULL`, or an offset added to the linear predictor (see
@@ -252,6 +294,17 @@ print.clbayes_model <- function(x, ...) {
 #' @seealso [priors], [gpu_glm_lp()], [slice_sample_mv()],
 #'   [coef.clbayes_fit()], [posterior_predict()], [log_lik()]
 #' @examples
+#' if (requireNamespace("lme4", quietly = TRUE)) {
+#'   # a multilevel model, as lme4 and rstanarm write it
+#'   data(cbpp, package = "lme4")
+#'   m <- glm_model(cbind(incidence, size - incidence) ~ period + (1 | herd), cbpp,
+#'                  family = binomial())
+#'   fit <- hmc_sample_mv(m, n_iter = 200, warmup = 200, chains = 4, seed = 1,
+#'                        backend = "cpu")
+#'   fixef(fit)
+#'   VarCorr(fit)
+#' }
+#'
 #' set.seed(2)
 #' d <- data.frame(x1 = rnorm(100), x2 = rnorm(100))
 #' d$y <- rbinom(100, 1, plogis(0.5 + d$x1 - d$x2))

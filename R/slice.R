@@ -227,7 +227,9 @@
 #'   inside `log_density`), `warmup_rhat` (split R-hat at the end of warmup),
 #'   `warmup` (its length, extensions included), `widths` (the final widths, on
 #'   the sampler's coordinates `z`), `center` and `scale` (the metric:
-#'   `u = center + scale %*% z`), `lower`, `upper` and the settings. See [summary.clbayes_fit()].
+#'   `u = center + scale %*% z` with `scale` lower triangular, or `u =
+#'   center + scale * z` with `scale` a vector when the metric is
+#'   diagonal), `lower`, `upper` and the settings. See [summary.clbayes_fit()].
 #' @examples
 #' # a bivariate normal with correlation -0.9, vectorised over rows
 #' prec <- solve(matrix(c(1, -0.9, -0.9, 1), 2))

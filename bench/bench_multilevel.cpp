@@ -144,8 +144,11 @@ double min_ess(const Eigen::MatrixXd& draws, int from, int to, int iter, int cha
 }
 
 void run(const args& a) {
+  const auto s0 = std::chrono::steady_clock::now();
   const data_set d = simulate(a);
   if (!a.write_data.empty()) write_data(d, a);
+  std::printf("simulated in %.1f s\n",
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - s0).count());
   const int k = a.k, G = a.groups, q = 2 * G;
   const cg::glm_data data = cg::make_glm_data(d.x.data(), d.y.data(), a.n, k, a.device);
   cg::group_terms terms;
@@ -215,6 +218,17 @@ void run(const args& a) {
     std::printf("gradient check (10 coordinates): max relative error %.2e\n", worst);
   }
 
+  {  // the cost of one batched value-and-gradient call for every chain
+    Eigen::VectorXd v;
+    Eigen::MatrixXd g;
+    f.gradient(init, v, g);
+    const auto c0 = std::chrono::steady_clock::now();
+    for (int r = 0; r < 5; ++r) f.gradient(init, v, g);
+    const double per = std::chrono::duration<double>(std::chrono::steady_clock::now() - c0)
+                           .count() / 5;
+    std::printf("one value-and-gradient call for %d chains: %.3f ms\n", a.chains, 1e3 * per);
+  }
+
   ch::options opt;
   opt.warmup = a.warmup;
   opt.n_iter = a.iter;
@@ -263,6 +277,7 @@ void run(const args& a) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // lines as they come, also into a pipe
   const args a = parse(argc, argv);
   std::printf("# multilevel logistic: %d rows, %d fixed effects, (x1 | g) over %d groups, on the "
               "%s, %d chains, %d + %d iterations\n", a.n, a.k, a.groups,

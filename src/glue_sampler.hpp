@@ -35,8 +35,16 @@ inline Rcpp::NumericVector draws_array(const std::vector<double>& d, int chains,
 template <class S>
 Rcpp::List common_result(const S& s) {
   const int k = s.dim();
-  Rcpp::NumericMatrix scale(k, k);
-  std::copy(s.metric().scale().data(), s.metric().scale().data() + k * k, scale.begin());
+  // S: a lower-triangular matrix for a dense metric, its diagonal otherwise
+  SEXP scale;
+  if (s.metric().dense()) {
+    Rcpp::NumericMatrix m(k, k);
+    std::copy(s.metric().scale().data(), s.metric().scale().data() + k * k, m.begin());
+    scale = m;
+  } else {
+    scale = Rcpp::NumericVector(s.metric().scale_diagonal().data(),
+                                s.metric().scale_diagonal().data() + k);
+  }
   return Rcpp::List::create(
       Rcpp::Named("draws") = draws_array(s.draws(), s.chains(), k),
       Rcpp::Named("warmup_draws") = draws_array(s.warmup_draws(), s.chains(), k),

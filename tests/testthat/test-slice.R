@@ -81,7 +81,7 @@ test_that("the dense metric learns the covariance and decorrelates the target", 
     diag_fit <- quiet(slice4(bvn_density(-0.99), init = c(0, 0), n_iter = 2000,
                                 width = 0.2, method = method, seed = 13,
                                 metric = "diagonal"))
-    expect_equal(unname(diag_fit$scale), diag(2))
+    expect_equal(unname(diag_fit$scale), c(1, 1))  # a diagonal metric: S's diagonal
     expect_gt(min(summary(fit)$ess_bulk), 2 * max(summary(diag_fit)$ess_bulk))
   }
   # Univariate updates on decorrelated coordinates: near-independent draws.
@@ -91,7 +91,7 @@ test_that("the dense metric learns the covariance and decorrelates the target", 
   # Without adaptation there is no metric either.
   fixed <- quiet(slice4(bvn_density(-0.99), init = c(0, 0), n_iter = 50,
                            width = 0.2, stepout = "never", seed = 14))
-  expect_equal(unname(fixed$scale), diag(2))
+  expect_equal(unname(fixed$scale), c(1, 1))
   expect_equal(unname(fixed$center), c(0, 0))
 })
 

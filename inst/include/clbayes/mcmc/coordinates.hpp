@@ -109,10 +109,7 @@ class coordinate_evaluator : public batch_evaluator {
           grad(i, j) = grad(i, j) * b.slope(static_cast<int>(j), u_(i, j)) +
                        b.d_log_jacobian(static_cast<int>(j), u_(i, j));
     }
-    if (!coord_.metric().identity()) {
-      const Eigen::MatrixXd on_u = grad;
-      grad.noalias() = on_u * coord_.metric().scale().triangularView<Eigen::Lower>();
-    }
+    coord_.metric().gradient_to_z(grad);
     finish(out);
   }
 

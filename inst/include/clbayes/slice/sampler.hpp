@@ -364,11 +364,10 @@ class sampler {
           pooled(static_cast<Eigen::Index>(c) * count + i, j) = warm(from + i, c, j);
     Eigen::MatrixXd u;
     metric_.to_x(state_.x, u);
-    const Eigen::VectorXd old_scale = metric_.scale().rowwise().norm();
+    const Eigen::VectorXd old_scale = metric_.row_norms();
     if (!metric_.estimate(coord_.x_to_u(pooled))) return;
     state_.x = metric_.to_z(u);
-    width_ = width_.cwiseProduct(old_scale).cwiseQuotient(
-        metric_.scale().rowwise().norm());
+    width_ = width_.cwiseProduct(old_scale).cwiseQuotient(metric_.row_norms());
     extent_sum_.setZero();
     in_window_ = 0;
   }
