@@ -3,7 +3,7 @@
 
 // The device path of the batched GLM likelihood, for data resident on the
 // device (glm_data_cl). Which path runs depends on the number of points P
-// and the device (H200 sweeps, inst/bench/logs/2026-11-25-glm-small-p.md and
+// and the device (H200 sweeps, bench/logs/2026-11-25-glm-small-p.md and
 // 2026-11-25-glm-mma.md):
 //   - one point (and on devices without FP64 tensor cores up to 3): one
 //     call of the fused single-point kernel per point (glm_opencl.hpp, one
