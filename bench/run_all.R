@@ -4,15 +4,69 @@
 # per script into bench/plots/.
 #   Rscript bench/run_all.R [--dry-run]
 # --dry-run prints the section instead of writing the log and the plots.
+# Then it writes ../inst/extdata/bench-summary.csv, the figures the vignettes
+# show, from the log (write_bench_summary() below); --summary writes only that.
 # The sizes below keep the whole run to a few minutes on a 2-core machine;
 # on a GPU machine use the C++ drivers (bench/README.md) for large sizes.
-suppressPackageStartupMessages(library(clbayes))
-
 args <- commandArgs(trailingOnly = FALSE)
 script <- sub("^--file=", "", grep("^--file=", args, value = TRUE))
 bench_dir <- if (length(script)) dirname(normalizePath(script[1L])) else "bench"
 dry_run <- "--dry-run" %in% commandArgs(trailingOnly = TRUE)
 results <- file.path(bench_dir, "logs", "history.md")
+summary_csv <- file.path(bench_dir, "..", "inst", "extdata", "bench-summary.csv")
+source(file.path(bench_dir, "log_tables.R"))
+
+# The tables of the log that the vignettes show: name (the vignettes' key),
+# the heading the section starts with, the table (index or a column name)
+# and the columns kept (NULL: all).
+summary_tables <- list(
+  list(name = "sums_table2", section = "Table 2 layout", table = 1),
+  list(name = "sums_speed", section = "n = 134217728", table = 1),
+  list(name = "sums_table3_div2", section = "Table 3 layout, div2", table = 1),
+  list(name = "gp_loglik", section = "GP log-likelihood, second round", table = 1),
+  list(name = "gp_slice_h200", section = "Slice sampler on Example 2 on the H200", table = 1),
+  list(name = "gp_slice_cpu",
+       section = "Slice sampler on Example 2 (Gaussian process), CPU path, both samplers",
+       table = 1),
+  list(name = "references", section = "Summary against the references", table = 1),
+  list(name = "linalg", section = "Dense linear algebra", table = "chol device (ms)",
+       columns = c("n", "chol device (ms)", "chol GFLOP/s", "chol + transfers, full L (ms)",
+                   "grad device (ms)", "GEMM GFLOP/s", "CPU chol (ms)", "chol err vs CPU",
+                   "chol residual")),
+  list(name = "glm", section = "GLM log-likelihoods: ", table = 1,
+       columns = c("family", "n", "k", "max rel err", "device lp+grad ms", "GB/s",
+                   "+ upload ms", "CPU lp+grad ms", "CPU / device"))
+)
+
+# Writes the tables of `spec` from the log `log` into `csv`, one line per
+# cell, as recorded: table, title (the heading without its parenthesis),
+# row, column, value, machine, date and source (the log; the title names
+# its section).
+write_bench_summary <- function(log = results, csv = summary_csv, spec = summary_tables) {
+  long <- do.call(rbind, lapply(spec, function(s) {
+    t <- bench_results_table(s$section, s$table, file = log, convert = FALSE)
+    heading <- attr(t, "heading")
+    machine <- attr(t, "machine")
+    date <- attr(t, "date")
+    if (!is.null(s$columns)) t <- t[, s$columns, drop = FALSE]
+    data.frame(table = s$name, title = sub(" *\\(.*$", "", heading),
+               row = rep(seq_len(nrow(t)), times = ncol(t)),
+               column = rep(names(t), each = nrow(t)), value = unlist(t, use.names = FALSE),
+               machine = machine, date = date,
+               source = sprintf("bench/logs/%s", basename(log)),
+               stringsAsFactors = FALSE)
+  }))
+  long <- long[order(match(long$table, vapply(spec, `[[`, "", "name")), long$row), ]
+  dir.create(dirname(csv), showWarnings = FALSE, recursive = TRUE)
+  utils::write.csv(long, csv, row.names = FALSE)
+  invisible(long)
+}
+if ("--summary" %in% commandArgs(trailingOnly = TRUE)) {
+  write_bench_summary()
+  message("wrote ", normalizePath(summary_csv))
+  quit(save = "no")
+}
+suppressPackageStartupMessages(library(clbayes))
 plot_dir <- file.path(bench_dir, "plots")
 rscript <- file.path(R.home("bin"), "Rscript")
 `%||%` <- function(a, b) if (is.null(a)) b else a
@@ -80,7 +134,7 @@ for (nm in names(scripts)) {
     if (!is.null(status) && status != 0) {
       out <- c(out, sprintf("**failed with status %s**", status), "")
     } else {
-      tabs <- clbayes:::md_tables(res)
+      tabs <- md_tables(res)
       if (length(tabs)) tables[[nm]][[length(tables[[nm]]) + 1L]] <- list(args = a, table = tabs[[1L]])
     }
   }
@@ -192,6 +246,7 @@ if (dry_run) {
     stop("logs/history.md must hold one <!-- dev:begin ... --> line and one <!-- dev:end --> line after it")
   }
   writeLines(c(md[seq_len(b)], out, md[e:length(md)]), results)
-  message(sprintf("wrote the dev section of %s and %d plot(s) in %.0f s", results,
-                  length(plots), total))
+  write_bench_summary()
+  message(sprintf("wrote the dev section of %s, %d plot(s) and %s in %.0f s", results,
+                  length(plots), summary_csv, total))
 }

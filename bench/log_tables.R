@@ -1,12 +1,8 @@
-# Reading the measured benchmark figures of inst/bench/logs/history.md, so that the
-# vignettes show tables and plots from the file instead of typed numbers.
-# Internal: used by the vignettes (clbayes:::bench_results_table()) and by
-# inst/bench/run_all.R.
-
-# The installed run log inst/bench/logs/history.md ("" when the package was installed without it).
-bench_results_file <- function() {
-  system.file("bench", "logs", "history.md", package = "clbayes")
-}
+# Tables of the benchmark logs (logs/history.md): markdown pipe tables under
+# a heading, read into data frames. Sourced by run_all.R, which reads the
+# benchmark scripts' output with md_tables() and writes the figures the
+# vignettes show into inst/extdata/bench-summary.csv with
+# bench_results_table(). Not part of the package.
 
 # One markdown table under a heading of a markdown file, as a data frame.
 #
@@ -26,7 +22,7 @@ bench_results_file <- function() {
 # parenthesis naming the machine first and holding a date YYYY-MM-DD, such
 # as "(H200, 2026-11-22 00:41 UTC)"; NA when there is none).
 bench_results_table <- function(section, table_index = 1L,
-                                file = bench_results_file(), lines = NULL,
+                                file = "logs/history.md", lines = NULL,
                                 convert = TRUE) {
   if (!is.character(section) || length(section) != 1L || is.na(section) ||
       !nzchar(section)) {
@@ -43,8 +39,7 @@ bench_results_table <- function(section, table_index = 1L,
   if (is.null(lines)) {
     if (!is.character(file) || length(file) != 1L || is.na(file) ||
         !nzchar(file) || !file.exists(file)) {
-      stop("`file` must name an existing markdown file (inst/bench/logs/history.md is not ",
-           "installed?)", call. = FALSE)
+      stop("`file` must name an existing markdown file", call. = FALSE)
     }
     lines <- readLines(file, warn = FALSE, encoding = "UTF-8")
   }
@@ -149,23 +144,4 @@ md_machine_date <- function(texts) {
     }
   }
   c(machine = NA_character_, date = NA_character_)
-}
-
-# A table of the run log as a knitr::kable, captioned with its machine and
-# date; the cells as recorded (no rounding), numbers right-aligned. For the
-# vignettes.
-bench_results_kable <- function(section, index = 1, columns = NULL,
-                                file = bench_results_file()) {
-  # the cells as recorded (no rounding), numbers right-aligned
-  t <- bench_results_table(section, index, file = file, convert = FALSE)
-  num <- vapply(bench_results_table(section, index, file = file),
-                is.numeric, logical(1))
-  cap <- sprintf("%s, measured on %s, %s (inst/bench/logs/history.md)",
-                 sub(" *\\(.*$", "", attr(t, "heading")), attr(t, "machine"),
-                 attr(t, "date"))
-  if (!is.null(columns)) {
-    t <- t[, columns, drop = FALSE]
-    num <- num[columns]
-  }
-  knitr::kable(t, caption = cap, align = ifelse(num, "r", "l"))
 }
