@@ -34,7 +34,7 @@ struct batched_settings {
    *  gp_blocked_min_n); block width (0: blocked_width_for(m)), rows per
    *  panel work group, and the trailing update's square tile and register
    *  block (tile / wpt work items per side). From bench/bench_batched
-   *  on the H200 (logs/history.md, H200 runs of 2026-11-22): the team
+   *  on the H200 (2026-11-22; RESULTS.md, "Batched Cholesky"): the team
    *  kernel won up to m = 128 (1000 x 128: 0.455 against 0.58 ms), the
    *  blocked path from 256 (200 x 256: 0.53 against 0.97; 60 x 500:
    *  1.03-1.11 against 4.36); for the GP the blocked path won from n = 100
