@@ -4,7 +4,7 @@
 // A[i, j] = n - |i - j|, A[i, i] = n^2 (stan-opencl.txt, section 3.3.3).
 //
 // Build (from the package root, .bench-deps holding Eigen/ and CL/):
-//   g++ -std=c++17 -O3 -march=native -DCLBAYES_OPENCL -I inst/include
+//   g++ -std=c++17 -O3 -march=native -DCLBAYES_OPENCL -DCLBAYES_PROFILE -I inst/include
 //       -I .bench-deps bench/bench_linalg.cpp -o bench_linalg -lOpenCL
 // Run:
 //   ./bench_linalg [options] [n ...]      (default n: 1024 2048 4096 8192 16384)
