@@ -1,7 +1,13 @@
-# Support kernels of stan-opencl.txt section 3.5 that have no operator of
-# their own. Internal: building blocks for the algorithms, reached in tests
-# as clbayes:::gpu_support_*(). Results are new gpu_matrix objects; inputs
-# are never modified.
+# For the tests only: nothing here is exported or called by the package's
+# own functions. The test-only entry points of the C++ glue live in
+# src/r_testing.cpp; the tests call most of them directly
+# (.cpp_chol_tuned(), .cpp_chol_grad_tuned(), .cpp_sum_tuned(),
+# .cpp_glm_lp_batch_path(), .cpp_glm_row_grid(), .cpp_model_gradient(),
+# .cpp_cache_stats()), and through the wrappers below, which check their
+# arguments as a user-facing function would, the support kernels of
+# stan-opencl.txt section 3.5 that have no operator of their own
+# (clbayes:::gpu_support_*(); results are new gpu_matrix objects, inputs
+# are never modified) and the kernel compiler (gpu_compile_kernel()).
 
 gpu_support_zeros <- function(rows, cols) {
   new_gpu_matrix(.cpp_zeros(check_count(rows, "rows"), check_count(cols, "cols")))
