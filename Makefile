@@ -69,13 +69,13 @@ check: build
 test: install
 	$(RSCRIPT) -e 'testthat::test_dir("tests/testthat", package = "$(PKG)", load_package = "installed")'
 
-## bench: benchmark scripts on this machine (writes to inst/bench/RESULTS.md)
+## bench: benchmark scripts on this machine (writes to bench/RESULTS.md)
 bench: install
-	$(RSCRIPT) inst/bench/run_all.R
+	$(RSCRIPT) bench/run_all.R
 
 ## bench-driver: the standalone C++ benchmark driver (no R needed)
 bench-driver:
-	$(MAKE) -C inst/bench
+	$(MAKE) -C bench
 
 clean:
 	rm -rf $(PKG).Rcheck $(PKG)_*.tar.gz src/*.o src/*.so src/Makevars config.log

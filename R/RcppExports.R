@@ -45,14 +45,6 @@
     .Call(`_clbayes_cpp_chol_grad_gpu`, L, L_adj)
 }
 
-.cpp_chol_tuned <- function(x, values, upper, host) {
-    .Call(`_clbayes_cpp_chol_tuned`, x, values, upper, host)
-}
-
-.cpp_chol_grad_tuned <- function(L, L_adj, values) {
-    .Call(`_clbayes_cpp_chol_grad_tuned`, L, L_adj, values)
-}
-
 .cpp_devices <- function() {
     .Call(`_clbayes_cpp_devices`)
 }
@@ -81,10 +73,6 @@
     .Call(`_clbayes_cpp_empty_cache`)
 }
 
-.cpp_cache_stats <- function() {
-    .Call(`_clbayes_cpp_cache_stats`)
-}
-
 .cpp_glm_data <- function(x, y, upload, check_x, offset = NULL) {
     .Call(`_clbayes_cpp_glm_data`, x, y, upload, check_x, offset)
 }
@@ -101,12 +89,8 @@
     .Call(`_clbayes_cpp_glm_data_on_device`, ptr)
 }
 
-.cpp_glm_lp_batch <- function(data, family, alpha, beta, extra, gradient, propto, use_device, path = "auto", max_block_bytes = 0) {
-    .Call(`_clbayes_cpp_glm_lp_batch`, data, family, alpha, beta, extra, gradient, propto, use_device, path, max_block_bytes)
-}
-
-.cpp_glm_row_grid <- function(family, y, eta, extra, propto, use_device, width = 0L) {
-    .Call(`_clbayes_cpp_glm_row_grid`, family, y, eta, extra, propto, use_device, width)
+.cpp_glm_lp_batch <- function(data, family, alpha, beta, extra, gradient, propto, use_device) {
+    .Call(`_clbayes_cpp_glm_lp_batch`, data, family, alpha, beta, extra, gradient, propto, use_device)
 }
 
 .cpp_gpu_matrix <- function(x, view) {
@@ -197,10 +181,6 @@
     .Call(`_clbayes_cpp_model_log_density`, model, points)
 }
 
-.cpp_model_gradient <- function(model, points) {
-    .Call(`_clbayes_cpp_model_gradient`, model, points)
-}
-
 .cpp_model_group_quantities <- function(model, points) {
     .Call(`_clbayes_cpp_model_group_quantities`, model, points)
 }
@@ -211,10 +191,6 @@
 
 .cpp_sum_gpu <- function(ptr, method, precision) {
     .Call(`_clbayes_cpp_sum_gpu`, ptr, method, precision)
-}
-
-.cpp_sum_tuned <- function(x, method, precision, knobs) {
-    .Call(`_clbayes_cpp_sum_tuned`, x, method, precision, knobs)
 }
 
 .cpp_slice_new <- function(init, width, lower, upper, method, stepout, metric, n_proposals, warmup, n_iter, max_steps, seed, init_radius, width_on_u, warmup_extend, memory_limit, first_stream) {
@@ -283,5 +259,33 @@
 
 .cpp_compile_kernel <- function(name, source) {
     .Call(`_clbayes_cpp_compile_kernel`, name, source)
+}
+
+.cpp_cache_stats <- function() {
+    .Call(`_clbayes_cpp_cache_stats`)
+}
+
+.cpp_chol_tuned <- function(x, values, upper, host) {
+    .Call(`_clbayes_cpp_chol_tuned`, x, values, upper, host)
+}
+
+.cpp_chol_grad_tuned <- function(L, L_adj, values) {
+    .Call(`_clbayes_cpp_chol_grad_tuned`, L, L_adj, values)
+}
+
+.cpp_sum_tuned <- function(x, method, precision, knobs) {
+    .Call(`_clbayes_cpp_sum_tuned`, x, method, precision, knobs)
+}
+
+.cpp_glm_row_grid <- function(family, y, eta, extra, propto, use_device, width = 0L) {
+    .Call(`_clbayes_cpp_glm_row_grid`, family, y, eta, extra, propto, use_device, width)
+}
+
+.cpp_glm_lp_batch_path <- function(data, family, alpha, beta, extra, gradient, propto, use_device, path, max_block_bytes = 0) {
+    .Call(`_clbayes_cpp_glm_lp_batch_path`, data, family, alpha, beta, extra, gradient, propto, use_device, path, max_block_bytes)
+}
+
+.cpp_model_gradient <- function(model, points) {
+    .Call(`_clbayes_cpp_model_gradient`, model, points)
 }
 

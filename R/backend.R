@@ -13,18 +13,23 @@
 #'   native CPU path for every function, so `"auto"` passes it over unless
 #'   `options(clbayes.auto_cpu_device = TRUE)`; `"opencl"` always uses it.
 #'
+#' Data already on the device (a [gpu_matrix()], or [gpu_glm_data()]
+#' uploaded there) stay there under `"auto"` whatever their size or the
+#' device's type, so nothing is copied back.
+#'
+#' One internal function applies this rule for every numeric function, so
+#' that they all choose alike; it is not exported, as a user would have to
+#' repeat each function's measure of size to call it.
 #' @name backends
-#' @return `resolve_backend()` returns `"opencl"` or `"cpu"`.
-#' @param backend One of `"auto"`, `"opencl"`, `"cpu"`.
-#' @param size The problem size compared with the threshold.
-#' @param threshold The size from which `"auto"` uses the device.
-#' @param on_device `TRUE` when the data already lives on the device (a
-#'   [gpu_matrix()]): then `"auto"` keeps the work there whatever the size
-#'   or device type, so nothing is copied back.
 #' @examples
-#' resolve_backend("cpu", size = 10)
-#' resolve_backend("auto", size = 10, threshold = 1e6)
-#' @export
+#' getOption("clbayes.backend")
+#' gpu_available()  # "auto" can use a device only when one is selected
+NULL
+
+# The backend a computation runs on under the rule of ?backends: "opencl"
+# or "cpu". `size` is compared with `threshold`; `on_device` is TRUE when
+# the data already live on the device (a gpu_matrix). Internal: every
+# numeric function calls it, and tests reach it as clbayes:::resolve_backend().
 resolve_backend <- function(backend = getOption("clbayes.backend", "auto"),
                             size = Inf, threshold = 0, on_device = FALSE) {
   if (!is.character(backend) || length(backend) < 1L) {

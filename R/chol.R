@@ -24,7 +24,7 @@
 #'   `"auto"` an R matrix goes to the device when it has at least
 #'   `getOption("clbayes.threshold.chol", 384)` rows (where the device,
 #'   copies included, overtook the CPU path on the H200 machine; see
-#'   `inst/bench/RESULTS.md`). A `gpu_matrix` stays on the device unless
+#'   `bench/RESULTS.md`). A `gpu_matrix` stays on the device unless
 #'   `backend = "cpu"`.
 #' @return The triangular factor: a numeric matrix for a matrix `x`, a
 #'   `gpu_matrix` with view `"lower"` (or `"upper"`) for a `gpu_matrix` `x`.

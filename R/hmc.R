@@ -67,7 +67,7 @@
 #' * `adapt_delta = 0.75`: the target of TensorFlow Probability's dual
 #'   averaging, which the ChEES paper's implementation uses.
 #' * `metric = "diagonal"`, as in Stan: on the 10^4 x 100 logistic
-#'   regression of `inst/bench/bench_hmc.R` it gave 13.0 gradients per
+#'   regression of `bench/bench_hmc.R` it gave 13.0 gradients per
 #'   effective sample overall against 14.0 for `"dense"`; `"dense"` pays on
 #'   strongly correlated posteriors (41 against 2.5 after warmup on a
 #'   10-dimensional Gaussian with correlation 0.5 and sds from 0.1 to 10).
@@ -75,12 +75,12 @@
 #'   product for all chains) ChEES-HMC needed 15 gradients per effective
 #'   sample against 19 for rstan's NUTS in the same run, but each gradient
 #'   through R's reference BLAS cost several times Stan's, so NUTS had the
-#'   higher ES/s there; see `inst/bench/logs/2026-11-24-hmc.md`.
+#'   higher ES/s there; see the project's `bench/RESULTS.md`, "Sampling".
 #' * On the Gaussian-process posterior of [gp_model()] (Example 2, 500
 #'   locations, dev CPU, one thread) ChEES-HMC with the model's gradient, at
 #'   about 2.5 densities' cost each, reached 1.1 times the slice sampler's
-#'   minimum ES/s in the same run; see
-#'   `inst/bench/logs/2026-11-25-gp-gradient.md`.
+#'   minimum ES/s in the same run; see the project's `bench/RESULTS.md`,
+#'   "GP gradient on the CPU".
 #'
 #' @references
 #' Hoffman, M. D., Radul, A. and Sountsov, P. (2021). An adaptive MCMC

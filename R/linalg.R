@@ -24,7 +24,7 @@
 #'   `getOption("clbayes.threshold.tcrossprod", 256)`: a solve with one
 #'   right-hand side goes to the device from 4096 rows. The defaults are
 #'   where the device, copies included, overtook the CPU path on the H200
-#'   machine (`inst/bench/RESULTS.md`). `gpu_matrix` arguments keep the
+#'   machine (`bench/RESULTS.md`). `gpu_matrix` arguments keep the
 #'   computation on the device.
 #' @return A numeric matrix (a vector from `gpu_tri_solve()` when `b` is a
 #'   vector), or a `gpu_matrix` when an argument is one. A result that

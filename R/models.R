@@ -649,7 +649,7 @@ check_numeric_matrix_na_ok <- function(x, arg) {
 #' it, so HMC evaluates this model on the CPU whatever its `backend`.
 #' On the posterior of Example 2 (dev CPU, one thread, both samplers in one
 #' run) HMC reached 1.1, 2.2 and 2.6 times the slice sampler's minimum ES/s
-#' at 500, 200 and 60 locations (`inst/bench/logs/2026-11-25-gp-gradient.md`).
+#' at 500, 200 and 60 locations (`bench/RESULTS.md`, "GP gradient on the CPU").
 #'
 #' @param y Numeric response, one value per location.
 #' @param X Covariates, a numeric matrix with one row per location

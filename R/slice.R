@@ -25,8 +25,8 @@
 #' @section Defaults and the evidence for them:
 #' `slice_sample_mv(log_density, init)` runs with every other argument
 #' defaulted. The choices were measured on the posteriors of
-#' `inst/bench/bench_posteriors.R` (2-core machine, 2026-11-24, log in
-#' `inst/bench/logs/2026-11-24-posteriors.md`):
+#' `bench/bench_posteriors.R` (2-core machine, 2026-11-24; the project's
+#' `bench/RESULTS.md`, "Slice sampler defaults"):
 #' * `method = "auto"`: `"hyperrect"` (with `n_proposals = 16`) in one or two
 #'   dimensions, `"univariate"` (with `n_proposals = 2`) above. On a 2-d
 #'   banana the box gave 4-6 times the bulk ESS of coordinate-wise updates

@@ -10,7 +10,7 @@ n=${1:-1000000}; k=${2:-20}; groups=${3:-10000}; nw=${4:-500}; ns=${5:-500}
 iter=${ITER:-1000}; warmup=${WARMUP:-1000}; chain_counts=${CHAINS:-"16 64"}
 mkdir -p /tmp/icd && echo /usr/lib/libnvidia-opencl.so.1 > /tmp/icd/nvidia.icd
 export OCL_ICD_VENDORS=/tmp/icd
-g++ -std=c++17 -O3 -march=native -fopenmp -DCLBAYES_OPENCL -Iinst/include -Ibench -Iinst/bench \
+g++ -std=c++17 -O3 -march=native -fopenmp -DCLBAYES_OPENCL -Iinst/include -Ibench \
   -isystem .bench-deps bench/bench_multilevel.cpp -o /tmp/bench_multilevel -lOpenCL || exit 1
 mkdir -p /tmp/mldata
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader

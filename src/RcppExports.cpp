@@ -168,33 +168,6 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
-// cpp_chol_tuned
-Rcpp::NumericMatrix cpp_chol_tuned(Rcpp::NumericMatrix x, Rcpp::IntegerVector values, bool upper, bool host);
-RcppExport SEXP _clbayes_cpp_chol_tuned(SEXP xSEXP, SEXP valuesSEXP, SEXP upperSEXP, SEXP hostSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
-    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type values(valuesSEXP);
-    Rcpp::traits::input_parameter< bool >::type upper(upperSEXP);
-    Rcpp::traits::input_parameter< bool >::type host(hostSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_chol_tuned(x, values, upper, host));
-    return rcpp_result_gen;
-END_RCPP
-}
-// cpp_chol_grad_tuned
-Rcpp::NumericMatrix cpp_chol_grad_tuned(Rcpp::NumericMatrix L, Rcpp::NumericMatrix L_adj, Rcpp::IntegerVector values);
-RcppExport SEXP _clbayes_cpp_chol_grad_tuned(SEXP LSEXP, SEXP L_adjSEXP, SEXP valuesSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type L(LSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type L_adj(L_adjSEXP);
-    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type values(valuesSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_chol_grad_tuned(L, L_adj, values));
-    return rcpp_result_gen;
-END_RCPP
-}
 // cpp_devices
 Rcpp::List cpp_devices();
 RcppExport SEXP _clbayes_cpp_devices() {
@@ -265,16 +238,6 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
-// cpp_cache_stats
-Rcpp::NumericVector cpp_cache_stats();
-RcppExport SEXP _clbayes_cpp_cache_stats() {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    rcpp_result_gen = Rcpp::wrap(cpp_cache_stats());
-    return rcpp_result_gen;
-END_RCPP
-}
 // cpp_glm_data
 SEXP cpp_glm_data(Rcpp::NumericMatrix x, Rcpp::NumericVector y, bool upload, bool check_x, SEXP offset);
 RcppExport SEXP _clbayes_cpp_glm_data(SEXP xSEXP, SEXP ySEXP, SEXP uploadSEXP, SEXP check_xSEXP, SEXP offsetSEXP) {
@@ -331,8 +294,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // cpp_glm_lp_batch
-Rcpp::List cpp_glm_lp_batch(SEXP data, std::string family, Rcpp::NumericVector alpha, Rcpp::NumericMatrix beta, Rcpp::NumericVector extra, bool gradient, bool propto, bool use_device, std::string path, double max_block_bytes);
-RcppExport SEXP _clbayes_cpp_glm_lp_batch(SEXP dataSEXP, SEXP familySEXP, SEXP alphaSEXP, SEXP betaSEXP, SEXP extraSEXP, SEXP gradientSEXP, SEXP proptoSEXP, SEXP use_deviceSEXP, SEXP pathSEXP, SEXP max_block_bytesSEXP) {
+Rcpp::List cpp_glm_lp_batch(SEXP data, std::string family, Rcpp::NumericVector alpha, Rcpp::NumericMatrix beta, Rcpp::NumericVector extra, bool gradient, bool propto, bool use_device);
+RcppExport SEXP _clbayes_cpp_glm_lp_batch(SEXP dataSEXP, SEXP familySEXP, SEXP alphaSEXP, SEXP betaSEXP, SEXP extraSEXP, SEXP gradientSEXP, SEXP proptoSEXP, SEXP use_deviceSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -344,26 +307,7 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< bool >::type gradient(gradientSEXP);
     Rcpp::traits::input_parameter< bool >::type propto(proptoSEXP);
     Rcpp::traits::input_parameter< bool >::type use_device(use_deviceSEXP);
-    Rcpp::traits::input_parameter< std::string >::type path(pathSEXP);
-    Rcpp::traits::input_parameter< double >::type max_block_bytes(max_block_bytesSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_glm_lp_batch(data, family, alpha, beta, extra, gradient, propto, use_device, path, max_block_bytes));
-    return rcpp_result_gen;
-END_RCPP
-}
-// cpp_glm_row_grid
-Rcpp::NumericMatrix cpp_glm_row_grid(std::string family, Rcpp::NumericVector y, Rcpp::NumericVector eta, Rcpp::NumericVector extra, bool propto, bool use_device, int width);
-RcppExport SEXP _clbayes_cpp_glm_row_grid(SEXP familySEXP, SEXP ySEXP, SEXP etaSEXP, SEXP extraSEXP, SEXP proptoSEXP, SEXP use_deviceSEXP, SEXP widthSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< std::string >::type family(familySEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type y(ySEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type eta(etaSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type extra(extraSEXP);
-    Rcpp::traits::input_parameter< bool >::type propto(proptoSEXP);
-    Rcpp::traits::input_parameter< bool >::type use_device(use_deviceSEXP);
-    Rcpp::traits::input_parameter< int >::type width(widthSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_glm_row_grid(family, y, eta, extra, propto, use_device, width));
+    rcpp_result_gen = Rcpp::wrap(cpp_glm_lp_batch(data, family, alpha, beta, extra, gradient, propto, use_device));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -639,18 +583,6 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
-// cpp_model_gradient
-Rcpp::List cpp_model_gradient(SEXP model, Rcpp::NumericMatrix points);
-RcppExport SEXP _clbayes_cpp_model_gradient(SEXP modelSEXP, SEXP pointsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< SEXP >::type model(modelSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type points(pointsSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_model_gradient(model, points));
-    return rcpp_result_gen;
-END_RCPP
-}
 // cpp_model_group_quantities
 Rcpp::NumericMatrix cpp_model_group_quantities(Rcpp::List model, Rcpp::NumericMatrix points);
 RcppExport SEXP _clbayes_cpp_model_group_quantities(SEXP modelSEXP, SEXP pointsSEXP) {
@@ -687,20 +619,6 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< std::string >::type method(methodSEXP);
     Rcpp::traits::input_parameter< std::string >::type precision(precisionSEXP);
     rcpp_result_gen = Rcpp::wrap(cpp_sum_gpu(ptr, method, precision));
-    return rcpp_result_gen;
-END_RCPP
-}
-// cpp_sum_tuned
-Rcpp::NumericVector cpp_sum_tuned(Rcpp::NumericVector x, std::string method, std::string precision, Rcpp::IntegerVector knobs);
-RcppExport SEXP _clbayes_cpp_sum_tuned(SEXP xSEXP, SEXP methodSEXP, SEXP precisionSEXP, SEXP knobsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type x(xSEXP);
-    Rcpp::traits::input_parameter< std::string >::type method(methodSEXP);
-    Rcpp::traits::input_parameter< std::string >::type precision(precisionSEXP);
-    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type knobs(knobsSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_sum_tuned(x, method, precision, knobs));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -931,6 +849,106 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_cache_stats
+Rcpp::NumericVector cpp_cache_stats();
+RcppExport SEXP _clbayes_cpp_cache_stats() {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    rcpp_result_gen = Rcpp::wrap(cpp_cache_stats());
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_chol_tuned
+Rcpp::NumericMatrix cpp_chol_tuned(Rcpp::NumericMatrix x, Rcpp::IntegerVector values, bool upper, bool host);
+RcppExport SEXP _clbayes_cpp_chol_tuned(SEXP xSEXP, SEXP valuesSEXP, SEXP upperSEXP, SEXP hostSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type values(valuesSEXP);
+    Rcpp::traits::input_parameter< bool >::type upper(upperSEXP);
+    Rcpp::traits::input_parameter< bool >::type host(hostSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_chol_tuned(x, values, upper, host));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_chol_grad_tuned
+Rcpp::NumericMatrix cpp_chol_grad_tuned(Rcpp::NumericMatrix L, Rcpp::NumericMatrix L_adj, Rcpp::IntegerVector values);
+RcppExport SEXP _clbayes_cpp_chol_grad_tuned(SEXP LSEXP, SEXP L_adjSEXP, SEXP valuesSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type L(LSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type L_adj(L_adjSEXP);
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type values(valuesSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_chol_grad_tuned(L, L_adj, values));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_sum_tuned
+Rcpp::NumericVector cpp_sum_tuned(Rcpp::NumericVector x, std::string method, std::string precision, Rcpp::IntegerVector knobs);
+RcppExport SEXP _clbayes_cpp_sum_tuned(SEXP xSEXP, SEXP methodSEXP, SEXP precisionSEXP, SEXP knobsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type x(xSEXP);
+    Rcpp::traits::input_parameter< std::string >::type method(methodSEXP);
+    Rcpp::traits::input_parameter< std::string >::type precision(precisionSEXP);
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type knobs(knobsSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_sum_tuned(x, method, precision, knobs));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_glm_row_grid
+Rcpp::NumericMatrix cpp_glm_row_grid(std::string family, Rcpp::NumericVector y, Rcpp::NumericVector eta, Rcpp::NumericVector extra, bool propto, bool use_device, int width);
+RcppExport SEXP _clbayes_cpp_glm_row_grid(SEXP familySEXP, SEXP ySEXP, SEXP etaSEXP, SEXP extraSEXP, SEXP proptoSEXP, SEXP use_deviceSEXP, SEXP widthSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< std::string >::type family(familySEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type y(ySEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type eta(etaSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type extra(extraSEXP);
+    Rcpp::traits::input_parameter< bool >::type propto(proptoSEXP);
+    Rcpp::traits::input_parameter< bool >::type use_device(use_deviceSEXP);
+    Rcpp::traits::input_parameter< int >::type width(widthSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_glm_row_grid(family, y, eta, extra, propto, use_device, width));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_glm_lp_batch_path
+Rcpp::List cpp_glm_lp_batch_path(SEXP data, std::string family, Rcpp::NumericVector alpha, Rcpp::NumericMatrix beta, Rcpp::NumericVector extra, bool gradient, bool propto, bool use_device, std::string path, double max_block_bytes);
+RcppExport SEXP _clbayes_cpp_glm_lp_batch_path(SEXP dataSEXP, SEXP familySEXP, SEXP alphaSEXP, SEXP betaSEXP, SEXP extraSEXP, SEXP gradientSEXP, SEXP proptoSEXP, SEXP use_deviceSEXP, SEXP pathSEXP, SEXP max_block_bytesSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type data(dataSEXP);
+    Rcpp::traits::input_parameter< std::string >::type family(familySEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type alpha(alphaSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type beta(betaSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type extra(extraSEXP);
+    Rcpp::traits::input_parameter< bool >::type gradient(gradientSEXP);
+    Rcpp::traits::input_parameter< bool >::type propto(proptoSEXP);
+    Rcpp::traits::input_parameter< bool >::type use_device(use_deviceSEXP);
+    Rcpp::traits::input_parameter< std::string >::type path(pathSEXP);
+    Rcpp::traits::input_parameter< double >::type max_block_bytes(max_block_bytesSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_glm_lp_batch_path(data, family, alpha, beta, extra, gradient, propto, use_device, path, max_block_bytes));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_model_gradient
+Rcpp::List cpp_model_gradient(SEXP model, Rcpp::NumericMatrix points);
+RcppExport SEXP _clbayes_cpp_model_gradient(SEXP modelSEXP, SEXP pointsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type model(modelSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type points(pointsSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_model_gradient(model, points));
+    return rcpp_result_gen;
+END_RCPP
+}
 
 static const R_CallMethodDef CallEntries[] = {
     {"_clbayes_cpp_first_asymmetric", (DL_FUNC) &_clbayes_cpp_first_asymmetric, 3},
@@ -944,8 +962,6 @@ static const R_CallMethodDef CallEntries[] = {
     {"_clbayes_cpp_chol_gpu", (DL_FUNC) &_clbayes_cpp_chol_gpu, 2},
     {"_clbayes_cpp_chol_grad", (DL_FUNC) &_clbayes_cpp_chol_grad, 3},
     {"_clbayes_cpp_chol_grad_gpu", (DL_FUNC) &_clbayes_cpp_chol_grad_gpu, 2},
-    {"_clbayes_cpp_chol_tuned", (DL_FUNC) &_clbayes_cpp_chol_tuned, 4},
-    {"_clbayes_cpp_chol_grad_tuned", (DL_FUNC) &_clbayes_cpp_chol_grad_tuned, 3},
     {"_clbayes_cpp_devices", (DL_FUNC) &_clbayes_cpp_devices, 0},
     {"_clbayes_cpp_opencl_built", (DL_FUNC) &_clbayes_cpp_opencl_built, 0},
     {"_clbayes_cpp_select", (DL_FUNC) &_clbayes_cpp_select, 2},
@@ -953,13 +969,11 @@ static const R_CallMethodDef CallEntries[] = {
     {"_clbayes_cpp_init_device", (DL_FUNC) &_clbayes_cpp_init_device, 0},
     {"_clbayes_cpp_available", (DL_FUNC) &_clbayes_cpp_available, 0},
     {"_clbayes_cpp_empty_cache", (DL_FUNC) &_clbayes_cpp_empty_cache, 0},
-    {"_clbayes_cpp_cache_stats", (DL_FUNC) &_clbayes_cpp_cache_stats, 0},
     {"_clbayes_cpp_glm_data", (DL_FUNC) &_clbayes_cpp_glm_data, 5},
     {"_clbayes_cpp_glm_data_dim", (DL_FUNC) &_clbayes_cpp_glm_data_dim, 1},
     {"_clbayes_cpp_glm_lp", (DL_FUNC) &_clbayes_cpp_glm_lp, 8},
     {"_clbayes_cpp_glm_data_on_device", (DL_FUNC) &_clbayes_cpp_glm_data_on_device, 1},
-    {"_clbayes_cpp_glm_lp_batch", (DL_FUNC) &_clbayes_cpp_glm_lp_batch, 10},
-    {"_clbayes_cpp_glm_row_grid", (DL_FUNC) &_clbayes_cpp_glm_row_grid, 7},
+    {"_clbayes_cpp_glm_lp_batch", (DL_FUNC) &_clbayes_cpp_glm_lp_batch, 8},
     {"_clbayes_cpp_gpu_matrix", (DL_FUNC) &_clbayes_cpp_gpu_matrix, 2},
     {"_clbayes_cpp_as_matrix", (DL_FUNC) &_clbayes_cpp_as_matrix, 1},
     {"_clbayes_cpp_dim", (DL_FUNC) &_clbayes_cpp_dim, 1},
@@ -982,11 +996,9 @@ static const R_CallMethodDef CallEntries[] = {
     {"_clbayes_cpp_check_host_allocation", (DL_FUNC) &_clbayes_cpp_check_host_allocation, 2},
     {"_clbayes_cpp_check_device_allocation", (DL_FUNC) &_clbayes_cpp_check_device_allocation, 2},
     {"_clbayes_cpp_model_log_density", (DL_FUNC) &_clbayes_cpp_model_log_density, 2},
-    {"_clbayes_cpp_model_gradient", (DL_FUNC) &_clbayes_cpp_model_gradient, 2},
     {"_clbayes_cpp_model_group_quantities", (DL_FUNC) &_clbayes_cpp_model_group_quantities, 2},
     {"_clbayes_cpp_sum", (DL_FUNC) &_clbayes_cpp_sum, 4},
     {"_clbayes_cpp_sum_gpu", (DL_FUNC) &_clbayes_cpp_sum_gpu, 3},
-    {"_clbayes_cpp_sum_tuned", (DL_FUNC) &_clbayes_cpp_sum_tuned, 4},
     {"_clbayes_cpp_slice_new", (DL_FUNC) &_clbayes_cpp_slice_new, 17},
     {"_clbayes_cpp_slice_start", (DL_FUNC) &_clbayes_cpp_slice_start, 2},
     {"_clbayes_cpp_slice_run", (DL_FUNC) &_clbayes_cpp_slice_run, 3},
@@ -1004,6 +1016,13 @@ static const R_CallMethodDef CallEntries[] = {
     {"_clbayes_cpp_is_symmetric", (DL_FUNC) &_clbayes_cpp_is_symmetric, 2},
     {"_clbayes_cpp_has_zero_diagonal", (DL_FUNC) &_clbayes_cpp_has_zero_diagonal, 1},
     {"_clbayes_cpp_compile_kernel", (DL_FUNC) &_clbayes_cpp_compile_kernel, 2},
+    {"_clbayes_cpp_cache_stats", (DL_FUNC) &_clbayes_cpp_cache_stats, 0},
+    {"_clbayes_cpp_chol_tuned", (DL_FUNC) &_clbayes_cpp_chol_tuned, 4},
+    {"_clbayes_cpp_chol_grad_tuned", (DL_FUNC) &_clbayes_cpp_chol_grad_tuned, 3},
+    {"_clbayes_cpp_sum_tuned", (DL_FUNC) &_clbayes_cpp_sum_tuned, 4},
+    {"_clbayes_cpp_glm_row_grid", (DL_FUNC) &_clbayes_cpp_glm_row_grid, 7},
+    {"_clbayes_cpp_glm_lp_batch_path", (DL_FUNC) &_clbayes_cpp_glm_lp_batch_path, 10},
+    {"_clbayes_cpp_model_gradient", (DL_FUNC) &_clbayes_cpp_model_gradient, 2},
     {NULL, NULL, 0}
 };
 

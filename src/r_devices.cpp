@@ -102,19 +102,3 @@ double cpp_empty_cache() {
   return 0;
 #endif
 }
-
-// [[Rcpp::export(.cpp_cache_stats)]]
-Rcpp::NumericVector cpp_cache_stats() {
-  double kept = 0, hits = 0, misses = 0;
-#ifdef CLBAYES_OPENCL
-  clbayes::opencl::context& ctx = clbayes::opencl::context::instance();
-  if (ctx.selected()) {
-    const clbayes::opencl::buffer_pool& p = ctx.pool();
-    kept = static_cast<double>(p.kept_bytes());
-    hits = static_cast<double>(p.hits());
-    misses = static_cast<double>(p.misses());
-  }
-#endif
-  return Rcpp::NumericVector::create(Rcpp::Named("kept_bytes") = kept, Rcpp::Named("hits") = hits,
-                                     Rcpp::Named("misses") = misses);
-}

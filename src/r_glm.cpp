@@ -3,10 +3,10 @@
 // objects out.
 
 #include "glue_eigen.hpp"
+#include "glue_glm.hpp"
 #include "glue_models.hpp"
 
 #include <clbayes/glm/glm_batch.hpp>
-#include <clbayes/glm/row_grid.hpp>
 
 namespace glm = clbayes::glm;
 
@@ -85,78 +85,11 @@ bool cpp_glm_data_on_device(SEXP ptr) {
 }
 
 // P points of a scalar family (glm::glm_lp_batch): alpha and extra have P
-// values (R recycles them), beta is k x P. `path` ("auto", "single",
-// "fused", "mma" or "gemm") forces a device path and `max_block_bytes` > 0 bounds
-// the GEMM path's block, so that the tests reach every path and several
-// passes (glm::glm_batch_settings).
+// values (R recycles them), beta is k x P; the device's own choice of path.
 // [[Rcpp::export(.cpp_glm_lp_batch)]]
 Rcpp::List cpp_glm_lp_batch(SEXP data, std::string family, Rcpp::NumericVector alpha,
                             Rcpp::NumericMatrix beta, Rcpp::NumericVector extra,
-                            bool gradient, bool propto, bool use_device,
-                            std::string path = "auto", double max_block_bytes = 0) {
-#ifndef CLBAYES_OPENCL
-  if (use_device) glue::stop_no_opencl();
-#endif
-  const glm::glm_data& d = as_glm_data(data);
-  const int P = beta.ncol();
-  if (beta.nrow() != d.k || alpha.size() != P || (extra.size() != 0 && extra.size() != P))
-    Rcpp::stop("`beta` must be ncol(x) x P with P values of `alpha` (and of sigma / phi)");
-  glm::glm_batch_params p;
-  p.fam = glm::parse_family(family);
-  p.n_points = P;
-  p.alpha = alpha.begin();
-  p.beta = beta.begin();
-  p.extra = extra.size() > 0 ? extra.begin() : nullptr;
-  glm::glm_batch_settings tune;
-#ifdef CLBAYES_OPENCL
-  if (use_device) tune = glm::tuned_batch_settings();
-#endif
-  tune.max_block_bytes = max_block_bytes;
-  if (path == "single") {
-    tune.single_calls_max = P;
-    tune.mma_max_k = 0;
-  } else if (path == "fused") {
-    tune.single_calls_max = 0;
-    tune.fused_max = P;
-    tune.mma_max_k = 0;
-  } else if (path == "mma") {  // emulated where the device has no FP64 mma
-    tune.mma_from = 2;
-    tune.mma_max_k = std::max(d.k, 1);
-    tune.mma_neg_binomial = true;
-  } else if (path == "gemm") {
-    tune.single_calls_max = 0;
-    tune.fused_max = 0;
-    tune.mma_max_k = 0;
-  } else if (path != "auto") {
-    Rcpp::stop("`path` must be \"auto\", \"single\", \"fused\", \"mma\" or \"gemm\"");
-  }
-  const glm::glm_batch_result r = glm::glm_lp_batch(d, p, gradient, propto, use_device, tune);
-  Rcpp::NumericVector value(r.value.data(), r.value.data() + P);
-  if (!gradient) return Rcpp::List::create(Rcpp::Named("value") = value);
-  return Rcpp::List::create(
-      Rcpp::Named("value") = value,
-      Rcpp::Named("alpha") = Rcpp::NumericVector(r.d_alpha.data(), r.d_alpha.data() + P),
-      Rcpp::Named("beta") = glue::as_r(r.d_beta),
-      Rcpp::Named("extra") =
-          Rcpp::NumericVector(r.d_extra.data(), r.d_extra.data() + r.d_extra.size()));
-}
-
-// The row math of a scalar family at (y, eta, extra), by the C++ twin (in
-// lanes of `width` rows: 1, or glm::lane_width when 0) or on the device
-// (glm::row_grid): an m x 3 matrix of lp, d / d eta, d / d extra. For the
-// tests only.
-// [[Rcpp::export(.cpp_glm_row_grid)]]
-Rcpp::NumericMatrix cpp_glm_row_grid(std::string family, Rcpp::NumericVector y,
-                                     Rcpp::NumericVector eta, Rcpp::NumericVector extra,
-                                     bool propto, bool use_device, int width = 0) {
-#ifndef CLBAYES_OPENCL
-  if (use_device) glue::stop_no_opencl();
-#endif
-  const int m = static_cast<int>(y.size());
-  if (eta.size() != m || extra.size() != m)
-    Rcpp::stop("`y`, `eta` and `extra` must have the same length");
-  Rcpp::NumericMatrix out(m, 3);
-  glm::row_grid(glm::parse_family(family), y.begin(), eta.begin(), extra.begin(), m, propto,
-                use_device, out.begin(), width == 1 ? 1 : glm::lane_width);
-  return out;
+                            bool gradient, bool propto, bool use_device) {
+  return glue::glm_lp_batch(data, family, alpha, beta, extra, gradient, propto, use_device,
+                            [](clbayes::glm::glm_batch_settings&, int, int) {});
 }

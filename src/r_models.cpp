@@ -194,21 +194,6 @@ Rcpp::NumericVector cpp_model_log_density(SEXP model, Rcpp::NumericMatrix points
   return Rcpp::NumericVector(out.data(), out.data() + out.size());
 }
 
-// Log densities and gradients of a model object at the rows of `points`
-// (internal: tests check them against finite differences).
-// [[Rcpp::export(.cpp_model_gradient)]]
-Rcpp::List cpp_model_gradient(SEXP model, Rcpp::NumericMatrix points) {
-  std::unique_ptr<cm::batch_evaluator> f = glue::make_evaluator(model);
-  Eigen::VectorXd out;
-  Eigen::MatrixXd grad;
-  f->gradient(Eigen::Map<const Eigen::MatrixXd>(points.begin(), points.nrow(), points.ncol()),
-              out, grad);
-  Rcpp::NumericMatrix g(static_cast<int>(grad.rows()), static_cast<int>(grad.cols()));
-  std::copy(grad.data(), grad.data() + grad.size(), g.begin());
-  return Rcpp::List::create(Rcpp::Named("value") = Rcpp::NumericVector(out.data(), out.data() + out.size()),
-                            Rcpp::Named("gradient") = g);
-}
-
 // The group-level effects b and each term's Sigma (lower triangles) at the
 // rows of `points` of a multilevel glm_model (internal: the fit's reported
 // variables, R/multilevel.R).

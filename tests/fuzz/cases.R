@@ -122,8 +122,6 @@ fuzz_functions <- function() {
     list(fn = "gpu_matrix", owner = "hardening", setup = "",
          args = list(x = "diag(2)", view = '"entire"'),
          kinds = list(x = c("matrix", "gpu", "fun"), view = "choice"), device = TRUE),
-    list(fn = "resolve_backend", owner = "hardening", setup = "",
-         args = list(backend = '"cpu"'), kinds = list(backend = "backend")),
     list(fn = "gpu_select", owner = "hardening", setup = "",
          args = list(platform = "0", device = "0"),
          kinds = list(platform = "platform", device = "platform"), device = TRUE),

@@ -11,7 +11,7 @@
 # child per function keeps a crash isolated to the case that caused it.
 
 args <- commandArgs(trailingOnly = TRUE)
-out <- if (length(args) >= 1L) args[1L] else "inst/bench/logs/2026-11-24-fuzz.md"
+out <- if (length(args) >= 1L) args[1L] else "bench/logs/2026-11-24-fuzz.md"
 if (length(args) >= 2L) .libPaths(c(args[2L], .libPaths()))
 cases_file <- normalizePath(file.path("tests", "fuzz", "cases.R"))
 source(cases_file)

@@ -514,8 +514,8 @@ test_that("every device path of the batch agrees with the CPU path", {
     h <- clbayes:::.cpp_glm_data(d$x, d$y, TRUE, TRUE)
     for (v in paths) {
       for (gradient in c(TRUE, FALSE)) {
-        dev <- clbayes:::.cpp_glm_lp_batch(h, family, d$alpha, d$beta, ex, gradient, FALSE,
-                                           TRUE, v$path, v$bytes)
+        dev <- clbayes:::.cpp_glm_lp_batch_path(h, family, d$alpha, d$beta, ex, gradient,
+                                                FALSE, TRUE, v$path, v$bytes)
         lab <- sprintf("%s %s block %g gradient %s", family, v$path, v$bytes, gradient)
         expect_equal(names(dev), if (gradient) names(cpu) else "value", label = lab)
         for (nm in names(dev)) {
@@ -527,8 +527,8 @@ test_that("every device path of the batch agrees with the CPU path", {
       }
     }
   }
-  expect_error(clbayes:::.cpp_glm_lp_batch(h, "normal_id", 0, matrix(0, 6, 1), 1, TRUE, FALSE,
-                                           TRUE, "fastest"), "`path` must be")
+  expect_error(clbayes:::.cpp_glm_lp_batch_path(h, "normal_id", 0, matrix(0, 6, 1), 1, TRUE,
+                                                FALSE, TRUE, "fastest"), "`path` must be")
 })
 
 test_that("the tensor-core kernel: several chunks of points, k past one fragment", {
@@ -538,8 +538,8 @@ test_that("the tensor-core kernel: several chunks of points, k past one fragment
   skip_if_no_device()
   d <- sim_points("bernoulli_logit", n = 1001, k = 19, P = 70, seed = 12)
   h <- clbayes:::.cpp_glm_data(d$x, d$y, TRUE, TRUE)
-  dev <- clbayes:::.cpp_glm_lp_batch(h, "bernoulli_logit", d$alpha, d$beta, numeric(), TRUE,
-                                     FALSE, TRUE, "mma")
+  dev <- clbayes:::.cpp_glm_lp_batch_path(h, "bernoulli_logit", d$alpha, d$beta, numeric(),
+                                          TRUE, FALSE, TRUE, "mma")
   eta <- sweep(d$x %*% d$beta, 2, d$alpha, "+")
   ll <- colSums(dbinom(d$y, 1, plogis(eta), log = TRUE))
   expect_equal(dev$value, ll, tolerance = 1e-12)

@@ -108,8 +108,8 @@ test_that("P points with an offset equal base R on each backend and device varia
     h <- clbayes:::.cpp_glm_data(d$x, d$y, TRUE, TRUE, d$off)
     for (v in list(list(path = "single", bytes = 0), list(path = "fused", bytes = 0),
                    list(path = "mma", bytes = 0), list(path = "gemm", bytes = 500 * 8 * P))) {
-      dev <- clbayes:::.cpp_glm_lp_batch(h, family, a, B, ex, TRUE, FALSE, TRUE, v$path,
-                                         v$bytes)
+      dev <- clbayes:::.cpp_glm_lp_batch_path(h, family, a, B, ex, TRUE, FALSE, TRUE, v$path,
+                                              v$bytes)
       lab <- sprintf("%s %s block %g", family, v$path, v$bytes)
       expect_equal(dev$value, ref_v, tolerance = 1e-12, label = lab)
       expect_equal(dev$beta, ref_b, tolerance = 1e-10, label = lab)

@@ -1,8 +1,9 @@
 # The sampler with its defaults (only n_iter, warmup and chains made
 # smaller, for time) on posteriors whose answers are known independently:
 # closed forms, quadrature on a grid, numerical integration over tau
-# (inst/bench/posteriors.R; bench_posteriors.R runs them at full length).
-source(system.file("bench", "posteriors.R", package = "clbayes"), local = TRUE)
+# (posteriors.R beside this file; bench/bench_posteriors.R runs them at full
+# length).
+source(test_path("posteriors.R"), local = TRUE)
 
 # Means within 5 Monte Carlo errors (from the fit's own bulk ESS), sds
 # within 15%, R-hat < 1.05 and ESS >= 100 at these short lengths.

@@ -11,7 +11,7 @@ namespace clbayes {
  *  microseconds, less than waking a team of threads, and far less than
  *  waiting for a second core on a loaded machine (16 GP densities of 30
  *  locations: 0.28 ms a call on one thread, 7 ms on two, dev machine
- *  under load, inst/bench/logs/2026-11-25-gp-gradient.md). */
+ *  under load; RESULTS.md, "GP gradient on the CPU"). */
 constexpr double cpu_parallel_min_work = 4e6;
 
 }  // namespace clbayes

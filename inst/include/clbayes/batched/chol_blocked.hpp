@@ -32,7 +32,7 @@ struct blocked_plan {
 
 /** The block width for m x m items when batched_settings::blocked_nb is
  *  0: on the
- *  H200 (bench_batched, logs/history.md, 2026-11-22) 32 was fastest up to the
+ *  H200 (bench_batched, 2026-11-22; RESULTS.md, "Batched Cholesky") 32 was fastest up to the
  *  GP's n = 500, 48 at 1000 and 64 at 2000 (wider blocks, fewer launches
  *  and less trailing traffic, once the panels are long enough to fill the
  *  device). */

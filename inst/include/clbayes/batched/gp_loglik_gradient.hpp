@@ -13,7 +13,7 @@
 // One Cholesky factor per row gives the value, a (two triangular solves)
 // and W (cholesky_inverse_in_place, twice the factor's work); the sums are
 // one O(n^2) pass over the lower triangles. A gradient costs about three
-// densities (inst/bench/logs/2026-11-25-gp-gradient.md).
+// densities (RESULTS.md, "GP gradient on the CPU").
 //
 // There is no device path: W needs a batched triangular inverse, which the
 // batched routines do not have, so a device-resident model still computes

@@ -6,7 +6,7 @@
 // tuned_settings() looks the selected device up in the table below
 // (opencl/device_table.hpp); every routine takes the settings as an
 // argument whose default is that lookup, so that the tests and
-// inst/bench/bench_batched reach other paths by passing a modified copy.
+// bench/bench_batched reach other paths by passing a modified copy.
 
 #include "../opencl/device_table.hpp"
 
@@ -33,8 +33,8 @@ struct batched_settings {
    *  at or above blocked_min_m (and by gp_loglik for n at or above
    *  gp_blocked_min_n); block width (0: blocked_width_for(m)), rows per
    *  panel work group, and the trailing update's square tile and register
-   *  block (tile / wpt work items per side). From inst/bench/bench_batched
-   *  on the H200 (logs/history.md, H200 runs of 2026-11-22): the team
+   *  block (tile / wpt work items per side). From bench/bench_batched
+   *  on the H200 (2026-11-22; RESULTS.md, "Batched Cholesky"): the team
    *  kernel won up to m = 128 (1000 x 128: 0.455 against 0.58 ms), the
    *  blocked path from 256 (200 x 256: 0.53 against 0.97; 60 x 500:
    *  1.03-1.11 against 4.36); for the GP the blocked path won from n = 100

@@ -6,7 +6,7 @@
 // calls the same evaluator thousands of times; a fresh n x n matrix per
 // item costs the page faults of mapping it, which on the dev machine took
 // longer than factoring it (about 6 ms against 2.5 ms at n = 500,
-// inst/bench/logs/2026-11-25-gp-gradient.md). Not for concurrent calls from
+// RESULTS.md, "GP gradient on the CPU"). Not for concurrent calls from
 // threads of one's own: one owner, one call at a time.
 
 #include "../eigen.hpp"

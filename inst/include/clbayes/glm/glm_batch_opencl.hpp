@@ -3,8 +3,7 @@
 
 // The device path of the batched GLM likelihood, for data resident on the
 // device (glm_data_cl). Which path runs depends on the number of points P
-// and the device (H200 sweeps, inst/bench/logs/2026-11-25-glm-small-p.md and
-// 2026-11-25-glm-mma.md):
+// and the device (H200 sweeps; RESULTS.md, "GLM likelihood on a device"):
 //   - one point (and on devices without FP64 tensor cores up to 3): one
 //     call of the fused single-point kernel per point (glm_opencl.hpp, one
 //     pass over x each);
@@ -55,7 +54,7 @@ struct glm_fused_tile {
 };
 
 /** Settings of the batched device path, passed by value; the defaults are
- *  the H200's (log 2026-11-25-glm-small-p) without the tensor cores, the
+ *  the H200's (RESULTS.md, "GLM likelihood on a device") without the tensor cores, the
  *  device table (tuned_batch_settings) adds them where the device has
  *  them. bench_glm --points sweeps them. */
 struct glm_batch_settings {
@@ -96,7 +95,7 @@ inline glm_batch_settings with_tensor_cores() {
   glm_batch_settings s;
   // glm_batch_mma from 2 points: 0.52 ms at 2, 4, 8 and 16 points, against
   // 0.60 for two single-point calls and 0.90 / 1.04 / 1.58 for the fused
-  // FMA kernel (log 2026-11-25-glm-mma)
+  // FMA kernel (RESULTS.md, "GLM likelihood on a device")
   s.mma_from = 2;
   s.mma_max_k = 128;  // 246 registers and no spills at 128; faster than the GEMMs there
                       // (P = 256: 6.56 against 7.64 ms)

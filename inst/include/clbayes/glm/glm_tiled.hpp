@@ -26,7 +26,7 @@ namespace glm {
 enum class glm_kernel : int { tiled = 0, rowblock = 1 };
 
 /** Knobs of the tiled kernel. */
-// Defaults from the H200 sweep of bench_glm --tune (logs/history.md, 2026-11-22):
+// Defaults from the H200 sweep of bench_glm --tune (2026-11-22; RESULTS.md, "GLM likelihood on a device"):
 // bernoulli_logit at 10^6 x 100 took 0.333 ms with groups of 128 and tiles
 // of 16 rows, against 0.415 ms with tiles of 32.
 struct glm_tiled_launch {
@@ -38,7 +38,7 @@ struct glm_tiled_launch {
    *  work-group size left undeclared so that the cap holds; 0: the
    *  compiler's choice). 128 keeps 16 warps per unit: left to itself the
    *  compiler gives normal_id 137 registers and ordered_logistic 143, 12
-   *  warps (H200, log 2026-11-25-glm-single-point). */
+   *  warps (H200; RESULTS.md, "GLM likelihood on a device"). */
   int max_registers = 0;
 };
 

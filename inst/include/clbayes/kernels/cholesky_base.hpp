@@ -12,14 +12,14 @@
 //   solve   L(r, c) = A(r, c) L_cc^{-T}           g > s
 // so that only group s's last solve, its leaf and the waits are on the
 // chain of steps (before, one launch per step with its update on the chain:
-// 1.27x the kernel time at n = 8192, log 2026-11-27-h100-base). Groups
+// 1.27x the kernel time at n = 8192; RESULTS.md, "Dense linear algebra defaults"). Groups
 // wait only for groups of lower index, which start first (the assumption
 // of single-pass scans with decoupled look-back).
 // Leaf: symmetric Gaussian elimination without square roots, one barrier
 // per column, each item owning a strided set of the columns of one row;
 // then each column scaled by 1 / sqrt of its pivot. With MMA the update
 // and dacc run on the FP64 tensor cores, fast enough to hide under the
-// leaves of bases of 512 columns (log 2026-11-27-mma-base).
+// leaves of bases of 512 columns (RESULTS.md, "Dense linear algebra defaults").
 
 #include "../opencl/kernel_cl.hpp"
 

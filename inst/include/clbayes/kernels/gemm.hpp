@@ -114,7 +114,7 @@ long offset(long base, int ld, int gi, int gk, int trans) {
 // at index i0 and depth t (LA or LB elements), zero outside; `full` (a
 // tile inside everything, the bulk of a large product): no tests, so that
 // the addresses are a fixed offset per element plus the depth (so too the
-// ring's fast stages; logs/history.md, 2026-11-24).
+// ring's fast stages; RESULTS.md, "Dense linear algebra defaults").
 void load_tile(double* st, __global const double* X, long base, int ld, int m, int i0, int t,
                int k_hi, int views, int tid, int full, int T, int trans, int lower, int upper) {
 #pragma unroll
@@ -207,7 +207,7 @@ void copy_stage(__local double* r, int R, __global const double* X, long base, i
     coords(2 * tid, T, trans, &ii, &kk);
     const int gap = 2 * NT / (trans ? TK : T);  // between the item's pairs: indices or depths
     // (pointer steps: through offset(), DGEMM at n = 16384 lost 5% on the
-    // H200, log 2026-11-28-line-cut)
+    // H200; RESULTS.md, "Dense linear algebra defaults")
     __global const double* p = trans ? X + base + (long)(i0 + ii) * ld + t + kk
                                      : X + base + (long)(t + kk) * ld + i0 + ii;
     const long step = (long)gap * ld;
@@ -310,7 +310,7 @@ void gemm(__global double* C, __global const double* A,
   {
   // HEAVY_FIRST: where op(A) is lower (its depth grows with the row) or
   // op(B) upper, the longest tiles take the first group numbers, so they do
-  // not start last (the Cholesky's panel solve; log 2026-11-27-heavy-first).
+  // not start last (the Cholesky's panel solve; RESULTS.md, "Dense linear algebra defaults").
 #if HEAVY_FIRST
   const int gi = views & A_LOWER ? get_num_groups(0) - 1 - get_group_id(0) : get_group_id(0);
   const int gj = views & B_UPPER ? get_num_groups(1) - 1 - get_group_id(1) : get_group_id(1);
@@ -365,8 +365,8 @@ void gemm(__global double* C, __global const double* A,
   // several stages' copies are in flight), ordered by mbarriers: a warp
   // waits only for the slot it reads or overwrites, never for the whole
   // group, so the tensor pipe does not drain at every stage (H200, n =
-  // 8192: 50.8 TFLOP/s against 42.5 with a barrier() per stage, log
-  // 2026-11-28-gemm-ring). A stage takes the 16-byte copies where it lies
+  // 8192: 50.8 TFLOP/s against 42.5 with a barrier() per stage; RESULTS.md,
+  // "Dense linear algebra defaults"). A stage takes the 16-byte copies where it lies
   // inside everything (uniform).
   const bool aligned = ((a_base | b_base | lda | ldb) & 1) == 0;
 #define FAST_STAGE(t)                                                              \

@@ -25,7 +25,7 @@ inline const char* glm_row_math_source = R"(
 /* exp(u) without the builtin: on the H200 the builtin exp and log1p made
    the row math of glm_batch_mma at P = 256 take 3.9 ms of its 7.6; with
    this exp, the series log1p below and one division, 2.3 ms (bench_glm,
-   logs/2026-11-25-glm-mma.md). u = k ln 2 + r
+   RESULTS.md, "GLM likelihood on a device"). u = k ln 2 + r
    with |r| <= ln 2 / 2 (Cody-Waite, fdlibm's split of ln 2), e^r by its
    Taylor polynomial of degree 13 (the rest is below 5e-18 relative), 2^k
    from the exponent bits; 0 below -745.2, infinity above 709.78. */

@@ -10,8 +10,8 @@
 // (opencl/block_transfer.hpp). Host to host then takes about the larger of
 // the transfers and the factorisation rather than their sum. This thread
 // only enqueues kernels: NVIDIA's driver lets it run only so far ahead of
-// the device, so host copies on it would leave the device idle (log
-// 2026-11-25-h200-transfer). The checks of linalg::cholesky happen on the
+// the device, so host copies on it would leave the device idle (RESULTS.md,
+// "Dense linear algebra defaults"). The checks of linalg::cholesky happen on the
 // way in: NaN and Inf in the kernel that copies each block column into
 // the working matrix, symmetry over all of A once it is on the device
 // (beside the factorisation, on the side queue); every flag comes back in

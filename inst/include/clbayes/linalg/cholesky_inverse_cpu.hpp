@@ -7,7 +7,7 @@
 // that the work is in Eigen's blocked products and triangular solves;
 // Eigen's own route, two triangular solves against the identity, costs
 // n^3 multiply-adds, three times as many (at n = 500 on the dev CPU, 3.8
-// ms against 10.8 ms: bench_gp_gradient, logs/2026-11-25-gp-gradient.md).
+// ms against 10.8 ms: bench_gp_gradient; RESULTS.md, "GP gradient on the CPU").
 // Only the lower triangle is read and written.
 
 #include "../eigen.hpp"

@@ -124,7 +124,7 @@ inline void factor_by_halves(matrix_cl& w, int k, int b, int rows, int base, int
 // diagonal block by halves, then its inverse (the batched triangular
 // inverse, linalg/tri_inverse.hpp) and every row below it in one product,
 // L_below = A_below L_kk^{-T} (by halves over all n - k rows, the same
-// flops would be hundreds of short products; log 2026-11-25-h200-fp64-pipe).
+// flops would be hundreds of short products; RESULTS.md, "Dense linear algebra defaults").
 inline void cholesky_panel(matrix_cl& w, int k, int b, const schedule_shape& sh,
                            panel_work& work, const cl::Buffer& flag, const linalg_settings& s) {
   const int below = w.rows() - k - b;
@@ -211,8 +211,8 @@ inline void cholesky_lookahead(matrix_cl& w, const schedule_shape& sh, const cl:
 // updated by every finished column left of it in one lower-only product,
 //   A(j.., j) -= L(j.., 0..j) L(j, 0..j)^T,
 // then factored (cholesky_panel): it is final as soon as it has arrived,
-// and is copied back while later columns still arrive (log
-// 2026-11-25-h200-host-chol). One queue, in order. `arrive` enqueues on the
+// and is copied back while later columns still arrive (RESULTS.md,
+// "Dense linear algebra defaults"). One queue, in order. `arrive` enqueues on the
 // main queue what brings block column j (columns j nb ..) into w, once per
 // column, in order; `finished` gets block column k and an event after
 // which it is final, and what it enqueues on context::queue() follows it.

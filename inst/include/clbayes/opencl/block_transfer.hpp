@@ -143,7 +143,7 @@ class block_uploader {
       for (int j = 0; j < blocks_.count() && !uploaded_.stopped(); ++j) {
         // At most two block columns in flight: NVIDIA's driver completes
         // the first copy of a longer burst from page-locked memory only
-        // with the last (log 2026-11-25-h200-transfer).
+        // with the last (RESULTS.md, "Dense linear algebra defaults").
         if (j >= 2) sent[j - 2].wait();
         cl::Event e = stream_.write(dst_, blocks_.offset(j),
                                     reinterpret_cast<const char*>(a_) + blocks_.offset(j),

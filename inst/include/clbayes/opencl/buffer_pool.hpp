@@ -7,7 +7,7 @@
 // first kernel that touches it, and its release; NVIDIA's OpenCL may also
 // wait for the queues when a buffer is released (linalg/cholesky_panel.hpp,
 // panel_work). Together 0.4-0.9 ms per 8192 x 8192 Cholesky on an H200
-// (log 2026-11-27-mma-base), against a factorisation of 10 ms.
+// (RESULTS.md, "Dense linear algebra defaults"), against a factorisation of 10 ms.
 //
 // A kept buffer carries one marker per queue of the context, enqueued when
 // its matrix let go of it: it is handed out again only once every marker

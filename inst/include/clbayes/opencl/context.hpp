@@ -193,8 +193,10 @@ class context {
     if (transfer_queue_() != nullptr) transfer_queue_.finish();
     if (download_queue_() != nullptr) download_queue_.finish();
   }
+#ifdef CLBAYES_PROFILE
   /** Queues made from now on record profiling times in their events
-   *  (benchmarks only); recreates the queues after finishing them. */
+   *  (benchmarks only: opencl/profile.hpp); recreates the queues after
+   *  finishing them. */
   void set_profiling(bool on) {
     if (on == profiling_) return;
     profiling_ = on;
@@ -211,6 +213,7 @@ class context {
     }
   }
   bool profiling() const { return profiling_; }
+#endif
   /** The queues made so far (the main one first). */
   std::vector<cl::CommandQueue*> made_queues() {
     std::vector<cl::CommandQueue*> out{&queue_};

@@ -178,13 +178,6 @@ class untracked_scope {
   bool was_;
 };
 
-/** Kernels enqueued so far (all kernel_cl objects): the benchmarks read it
- *  to count the launches of one algorithm. */
-inline unsigned long long& launch_count() {
-  static unsigned long long count = 0;
-  return count;
-}
-
 template <typename... Args>
 class kernel_cl {
  public:
@@ -213,17 +206,15 @@ class kernel_cl {
       cl::Event event;
       if (untracked_launches()) {
         ctx.queue().enqueueNDRangeKernel(k, cl::NullRange, global, local, nullptr,
-                                         profile_sink() != nullptr ? &event : nullptr);
-        ++launch_count();
-        if (profile_sink() != nullptr) profile_sink()->push_back({profile_phase(), event});
+                                         profile_wants_events() ? &event : nullptr);
+        profile_launch(event);
         return event;
       }
       int wl[] = {0, (internal::kernel_arg<Args>::wait_list(args, waits), 0)...};
       (void)wl;
       ctx.queue().enqueueNDRangeKernel(k, cl::NullRange, global, local,
                                        waits.empty() ? nullptr : &waits, &event);
-      ++launch_count();
-      if (profile_sink() != nullptr) profile_sink()->push_back({profile_phase(), event});
+      profile_launch(event);
       int rec[] = {0, (internal::kernel_arg<Args>::record(args, event), 0)...};
       (void)rec;
       return event;

@@ -25,7 +25,7 @@ namespace opencl {
 
 /** Chunk size of the pinned copies (bytes; H200 host, streamed Cholesky at
  *  n = 8192: 16 MB 24.7-27.1 ms, 32 MB 24.9-32.3, 8 MB 27.8, 3 or 4
- *  buffers no faster; log 2026-11-28-staging) and host threads that copy
+ *  buffers no faster; RESULTS.md, "Dense linear algebra defaults") and host threads that copy
  *  into and out of the staging buffers (0: up to 8, as the host has). The
  *  copies take them as an argument, by default these. */
 struct pinned_tuning {
@@ -265,7 +265,7 @@ inline void from_matrix_cl_pinned(const matrix_cl& m, double* a,
 /** Host matrices of at least this many bytes cross the bus through the
  *  pinned staging buffers, smaller ones directly: bench_linalg on the H200
  *  has the pinned path ahead from n = 2048 (32 MB) and even with the
- *  direct copies at n = 1024 (8 MB; logs/history.md, H200 runs of 2026-11-22 and 2026-11-24). */
+ *  direct copies at n = 1024 (8 MB; RESULTS.md, "Dense linear algebra defaults"). */
 constexpr std::size_t pinned_min_bytes = std::size_t(16) << 20;
 
 inline bool use_pinned(long long elements) {
@@ -283,7 +283,7 @@ inline matrix_cl to_matrix_cl_staged(const double* a, int rows, int cols) {
  *  doubles, the zeros outside a triangular view included), as clbayes's R
  *  functions read it: a large one through pinned staging. Whole, because
  *  on the H200 reading every element beats packing the triangle at every
- *  n (bench_linalg: 2.6 against 3.8 ms at n = 1024, logs/history.md). */
+ *  n (bench_linalg: 2.6 against 3.8 ms at n = 1024; RESULTS.md, "Dense linear algebra defaults"). */
 inline void from_matrix_cl_staged(const matrix_cl& m, double* a) {
   if (use_pinned(m.size())) {
     from_matrix_cl_pinned(m, a);

@@ -102,7 +102,7 @@ inline matrix_cl to_matrix_cl(const double* a, int rows, int cols,
  *  are off. Each result R hands over is fresh memory, mapped page by page
  *  as it is first written: in 4 KB pages the faults can cost more than the
  *  copy itself (a first write of 512 MB took 0.87-0.91 s on the 2-core
- *  development VM, 33-56 ms once mapped; log 2026-11-25-host-pages). */
+ *  development VM, 33-56 ms once mapped; RESULTS.md, "Dense linear algebra defaults"). */
 inline void advise_huge_pages(void* p, std::size_t bytes) {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
   const std::uintptr_t huge = std::uintptr_t(2) << 20;

@@ -30,8 +30,8 @@ struct settings {
 };
 
 /** The settings for device `d`: measured on the H200 (bench_reduce sweeps,
- *  logs/history.md, H200 runs of 2026-11-22: 5 separate medians of 101
- *  whole calls at 2^27 doubles, 4.06 TB/s kahan and 4.12 TB/s div2; RESULTS.md,
+ *  2026-11-22: 5 separate medians of 101 whole calls at 2^27 doubles,
+ *  4.06 TB/s kahan and 4.12 TB/s div2; RESULTS.md, "Reductions" and
  *  "Kernels"), the only device swept so far, and used on every device. */
 inline settings tuned_settings(const opencl::device_info& d) {
   static const opencl::device_entry<settings> table[] = {

@@ -7,8 +7,8 @@
 // the call, so the host reads into pinned host memory
 // (workspace::pinned_host), which the DMA engine writes directly: 7 us
 // against 16.5 us through pageable memory on the H200, and polling the
-// read's event instead of clFinish measured no faster (latency table,
-// logs/history.md, H200 runs of 2026-11-22).
+// read's event instead of clFinish measured no faster (latency table, H200,
+// 2026-11-22; RESULTS.md, "Reductions").
 
 #include "device_tuning.hpp"
 
