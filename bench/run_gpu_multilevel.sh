@@ -10,6 +10,10 @@ n=${1:-1000000}; k=${2:-20}; groups=${3:-10000}; nw=${4:-500}; ns=${5:-500}
 iter=${ITER:-1000}; warmup=${WARMUP:-1000}; chain_counts=${CHAINS:-"16 64"}
 mkdir -p /tmp/icd && echo /usr/lib/libnvidia-opencl.so.1 > /tmp/icd/nvidia.icd
 export OCL_ICD_VENDORS=/tmp/icd
+# glibc's allocator keeps freed blocks for reuse instead of mapping every
+# multi-megabyte workspace afresh (page faults were 80% of a call's host time
+# with 10^4 groups; RESULTS.md, Multilevel models)
+export MALLOC_MMAP_THRESHOLD_=268435456 MALLOC_TRIM_THRESHOLD_=1073741824
 g++ -std=c++17 -O3 -march=native -fopenmp -DCLBAYES_OPENCL -Iinst/include -Ibench \
   -isystem .bench-deps bench/bench_multilevel.cpp -o /tmp/bench_multilevel -lOpenCL || exit 1
 mkdir -p /tmp/mldata
@@ -20,7 +24,7 @@ for chains in $chain_counts; do
     --iter "$iter" --warmup "$warmup" --write-data /tmp/mldata
 done
 date -u
-PYTHONUNBUFFERED=1 timeout 420 python3 bench/anchors_numpyro_multilevel.py --data /tmp/mldata \
+PYTHONUNBUFFERED=1 timeout "${NUMPYRO_TIMEOUT:-420}" python3 bench/anchors_numpyro_multilevel.py --data /tmp/mldata \
   --n "$n" --k "$k" --groups "$groups" --chains 16 --warmup "$nw" --samples "$ns" ||
-  echo "numpyro: did not finish within 420 s (exit $?)"
+  echo "numpyro: did not finish within ${NUMPYRO_TIMEOUT:-420} s (exit $?)"
 date -u
