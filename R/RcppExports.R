@@ -281,3 +281,7 @@
     .Call(`_clbayes_cpp_compile_kernel`, name, source)
 }
 
+.cpp_test_rng_stream <- function(seed, stream, n, reference) {
+    .Call(`_clbayes_cpp_test_rng_stream`, seed, stream, n, reference)
+}
+

@@ -919,6 +919,20 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_test_rng_stream
+Rcpp::NumericVector cpp_test_rng_stream(double seed, int stream, int n, bool reference);
+RcppExport SEXP _clbayes_cpp_test_rng_stream(SEXP seedSEXP, SEXP streamSEXP, SEXP nSEXP, SEXP referenceSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
+    Rcpp::traits::input_parameter< int >::type stream(streamSEXP);
+    Rcpp::traits::input_parameter< int >::type n(nSEXP);
+    Rcpp::traits::input_parameter< bool >::type reference(referenceSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_test_rng_stream(seed, stream, n, reference));
+    return rcpp_result_gen;
+END_RCPP
+}
 
 static const R_CallMethodDef CallEntries[] = {
     {"_clbayes_cpp_first_asymmetric", (DL_FUNC) &_clbayes_cpp_first_asymmetric, 3},
@@ -991,6 +1005,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_clbayes_cpp_is_symmetric", (DL_FUNC) &_clbayes_cpp_is_symmetric, 2},
     {"_clbayes_cpp_has_zero_diagonal", (DL_FUNC) &_clbayes_cpp_has_zero_diagonal, 1},
     {"_clbayes_cpp_compile_kernel", (DL_FUNC) &_clbayes_cpp_compile_kernel, 2},
+    {"_clbayes_cpp_test_rng_stream", (DL_FUNC) &_clbayes_cpp_test_rng_stream, 4},
     {NULL, NULL, 0}
 };
 

@@ -168,3 +168,16 @@ test_that("Ctrl-C stops a run of groups and the workers computing it", {
   expect_equal(out$after, 42)        # and the plan serves the next future at once
   expect_lt(out$wait, 10)
 })
+
+test_that("a chain's stream, reached by jumping ahead, is the reference's c jumps", {
+  # Reference: Blackman and Vigna's jump() applied c times (the samplers
+  # reach stream c through the binary digits of c).
+  stream <- clbayes:::.cpp_test_rng_stream
+  for (c in c(0, 1, 2, 3, 6, 64, 131, 1000)) {
+    expect_identical(stream(11, c, 4L, FALSE), stream(11, c, 4L, TRUE))
+  }
+  expect_false(identical(stream(11, 1, 4L, FALSE), stream(11, 2, 4L, FALSE)))
+  u <- stream(11, 2^31 - 1, 1e4L, FALSE)
+  expect_true(all(u > 0 & u < 1))
+  expect_gt(ks.test(u, "punif")$p.value, 1e-4)
+})
