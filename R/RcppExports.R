@@ -161,6 +161,10 @@
     .Call(`_clbayes_cpp_hmc_result`, ptr)
 }
 
+.cpp_hmc_memory <- function(chains, dim, warmup, n_iter) {
+    .Call(`_clbayes_cpp_hmc_memory`, chains, dim, warmup, n_iter)
+}
+
 .cpp_tri_inv <- function(L, lower, device) {
     .Call(`_clbayes_cpp_tri_inv`, L, lower, device)
 }

@@ -146,6 +146,9 @@ hmc_sample_mv <- function(log_density, init = NULL, gradient = NULL, n_iter = 10
     stop("`adapt_delta` must be a number strictly between 0 and 1", call. = FALSE)
   }
   init <- init %||% model_init(log_density)
+  check_memory(.cpp_hmc_memory(chains, if (is.matrix(init)) ncol(init) else length(init),
+                               warmup, n_iter),
+               chains, warmup + n_iter, "`warmup` + `n_iter`")
   init_radius <- if (is.matrix(init)) 0 else 0.1
   init <- check_init(init, chains)
   seed <- check_seed(seed)

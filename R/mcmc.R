@@ -61,14 +61,20 @@ memory_limit <- function() {
   if (length(total) == 1L && is.finite(total) && total > 0) 0.8 * total else 16e9
 }
 
-# An error naming `arg` when a run would need more than memory_limit() bytes.
-check_memory <- function(bytes, arg) {
+# The memory guard both samplers call before they allocate anything: an
+# error naming `arg` (`chains`, or `n_proposals` when the batches of
+# proposals are most of it), the chains, the iterations (`iterations`: how
+# many, and `iter_args`, the arguments they come from) and the bytes
+# needed, when a run would need more than memory_limit() bytes.
+check_memory <- function(bytes, chains, iterations, iter_args, arg = "chains") {
   limit <- memory_limit()
   if (bytes > limit) {
-    stop(sprintf(paste0("`%s` is too large: the run would need %.3g GB of memory ",
-                        "for its draws and batches, more than the %.3g GB allowed ",
-                        "(option clbayes.memory_limit)"), arg, bytes / 1e9,
-                 limit / 1e9), call. = FALSE)
+    stop(sprintf(paste0("`%s` is too large: %.0f chains over %.0f iterations ",
+                        "(%s) would need %.3g GB of memory for their draws and ",
+                        "batches, more than the %.3g GB allowed (option ",
+                        "clbayes.memory_limit)"),
+                 arg, chains, iterations, iter_args, bytes / 1e9, limit / 1e9),
+         call. = FALSE)
   }
   invisible(bytes)
 }

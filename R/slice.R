@@ -269,7 +269,8 @@ slice_sample_mv <- function(log_density, init = NULL, n_iter = 500, width = NULL
   }
   need <- .cpp_slice_memory(chains, k, method, n_proposals, warmup, warmup_extend,
                             n_iter)
-  check_memory(need[["total"]],
+  check_memory(need[["total"]], chains, warmup + warmup_extend + n_iter,
+               "`warmup` + `warmup_extend` + `n_iter`",
                if (need[["batch"]] > need[["total"]] / 2 && n_proposals > 1) "n_proposals"
                else "chains")
   # One point is dispersed over the chains; one row per chain is used as is.

@@ -530,6 +530,20 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_hmc_memory
+double cpp_hmc_memory(double chains, double dim, double warmup, double n_iter);
+RcppExport SEXP _clbayes_cpp_hmc_memory(SEXP chainsSEXP, SEXP dimSEXP, SEXP warmupSEXP, SEXP n_iterSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< double >::type chains(chainsSEXP);
+    Rcpp::traits::input_parameter< double >::type dim(dimSEXP);
+    Rcpp::traits::input_parameter< double >::type warmup(warmupSEXP);
+    Rcpp::traits::input_parameter< double >::type n_iter(n_iterSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_hmc_memory(chains, dim, warmup, n_iter));
+    return rcpp_result_gen;
+END_RCPP
+}
 // cpp_tri_inv
 Rcpp::NumericMatrix cpp_tri_inv(Rcpp::NumericMatrix L, bool lower, bool device);
 RcppExport SEXP _clbayes_cpp_tri_inv(SEXP LSEXP, SEXP lowerSEXP, SEXP deviceSEXP) {
@@ -975,6 +989,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_clbayes_cpp_hmc_start", (DL_FUNC) &_clbayes_cpp_hmc_start, 3},
     {"_clbayes_cpp_hmc_run", (DL_FUNC) &_clbayes_cpp_hmc_run, 4},
     {"_clbayes_cpp_hmc_result", (DL_FUNC) &_clbayes_cpp_hmc_result, 1},
+    {"_clbayes_cpp_hmc_memory", (DL_FUNC) &_clbayes_cpp_hmc_memory, 4},
     {"_clbayes_cpp_tri_inv", (DL_FUNC) &_clbayes_cpp_tri_inv, 3},
     {"_clbayes_cpp_tri_inv_gpu", (DL_FUNC) &_clbayes_cpp_tri_inv_gpu, 2},
     {"_clbayes_cpp_tri_solve", (DL_FUNC) &_clbayes_cpp_tri_solve, 4},

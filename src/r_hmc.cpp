@@ -71,3 +71,13 @@ Rcpp::List cpp_hmc_result(SEXP ptr) {
           Rcpp::Named("trajectory_length") = s.trajectory_length(),
           Rcpp::Named("accept_rate") = s.accept_rate()));
 }
+
+// Bytes a run with these settings holds at most (the core's own formula),
+// so that R can refuse it before allocating even the initial points.
+// [[Rcpp::export(.cpp_hmc_memory)]]
+double cpp_hmc_memory(double chains, double dim, double warmup, double n_iter) {
+  ch::options opt;
+  opt.warmup = static_cast<int>(warmup);
+  opt.n_iter = static_cast<int>(n_iter);
+  return ch::memory_needed(chains, dim, opt);
+}

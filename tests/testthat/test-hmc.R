@@ -140,6 +140,19 @@ test_that("gradients are checked, and bad input names its argument", {
   expect_error(run(gradient = late), "`gradient` must return")
 })
 
+test_that("runs too large for memory are refused before allocation, naming `chains`", {
+  tg <- gauss_target(diag(2))
+  expect_error(hmc_sample_mv(tg$ld, c(0, 0), gradient = tg$gr, chains = 1e9),
+               paste("`chains` is too large: 1000000000 chains over 2000 iterations",
+                     "\\(`warmup` \\+ `n_iter`\\) would need [0-9.e+]+ GB"))
+  old <- options(clbayes.memory_limit = 1e6)
+  on.exit(options(old))
+  # 100 chains x 2 variables x 3000 iterations' doubles (warmup, at most as
+  # many again for a slow window, kept draws): 4.8 MB, and a little work space
+  expect_error(hmc_sample_mv(tg$ld, c(0, 0), gradient = tg$gr, chains = 100),
+               "100 chains over 2000 iterations .* need 0.0048[0-9]* GB")
+})
+
 test_that("a model brings its own gradient; a function without one points to slice_sample_mv", {
   set.seed(9)
   coords <- matrix(runif(20), 10)

@@ -67,6 +67,15 @@ struct options {
   int first_stream = 0;        // chain c uses stream first_stream + c
 };
 
+/** Bytes a run holds at most: its draws (warmup, a slow window's points
+ *  kept for the metric, at most as many again, and kept draws) and the
+ *  work space of a trajectory (about a dozen chains x dim matrices: the
+ *  points, momenta, gradients, proposals, and the evaluator's copies). */
+inline double memory_needed(double chains, double dim, const options& o) {
+  const double iters = 2.0 * o.warmup + o.n_iter;
+  return 8.0 * chains * dim * iters + 8.0 * chains * (dim + 1) * 12;
+}
+
 class sampler {
  public:
   /** @param init chains x dim starting points (on the variables' scale). */
