@@ -172,6 +172,13 @@ new_clbayes_fit <- function(res, tg, time, sampler, settings) {
                            "were read as -Inf (outside the support)"),
                     res$n_nan), call. = FALSE)
   }
+  if (isTRUE(res$n_bad_gradient > 0)) {
+    warning(sprintf(paste0("%s was NaN or infinite at %.0f points where the log ",
+                           "density was finite; the leapfrog steps that reached ",
+                           "them were treated as divergent"),
+                    if (is.null(tg$model)) "`gradient`" else "the model's gradient",
+                    res$n_bad_gradient), call. = FALSE)
+  }
   dn <- list(iteration = NULL, chain = NULL, variable = vars)
   counts <- res[setdiff(names(res), c("draws", "warmup_draws", "widths", "center",
                                       "scale", "iteration"))]

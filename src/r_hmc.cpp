@@ -62,6 +62,7 @@ Rcpp::List cpp_hmc_result(SEXP ptr) {
       glue::common_result(s),
       Rcpp::List::create(
           Rcpp::Named("n_gradients") = s.n_gradients(),
+          Rcpp::Named("n_bad_gradient") = s.n_bad_gradient(),
           Rcpp::Named("n_leapfrog") = s.n_leapfrog(),
           Rcpp::Named("n_leapfrog_warmup") = s.n_leapfrog_warmup(),
           Rcpp::Named("n_divergent") =

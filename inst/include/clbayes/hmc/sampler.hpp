@@ -21,7 +21,9 @@
 // Divergences: a chain whose energy error exceeds `divergence_threshold`,
 // or becomes non-finite, stops moving for the rest of the trajectory (its
 // row is still evaluated, unchanged, so the batch keeps its shape) and its
-// proposal is rejected; they are counted per chain.
+// proposal is rejected; they are counted per chain. A gradient that is NaN
+// or infinite at a point is one such case: the evaluator reads the point
+// as -Inf (mcmc/evaluator.hpp), so the energy error there is infinite.
 
 #include <clbayes/error.hpp>
 #include <clbayes/hmc/chees.hpp>
@@ -191,6 +193,9 @@ class sampler {
   double n_calls() const { return eval_.n_calls; }
   double n_nan() const { return eval_.n_nan; }
   double n_gradients() const { return eval_.n_gradients; }
+  /** Points where the gradient was NaN or infinite at a finite log density
+   *  (each ended its trajectory as a divergence). */
+  double n_bad_gradient() const { return eval_.n_bad_gradient; }
   double n_evals_warmup() const { return n_evals_warmup_; }
 
  private:
