@@ -206,7 +206,12 @@ new_clbayes_fit <- function(res, tg, time, sampler, settings) {
 # which the warmup's length (`warmup_total`) and time (`warmup_seconds`) are
 # added. `progress`: NULL (a cli bar in interactive sessions) or a function
 # told how many iterations each piece ran (chain groups: run_chain_groups()).
-run_sampler_loop <- function(run, total, result, warmup, n_iter, label, progress = NULL) {
+# A piece is at most 1% of the run and about `piece_seconds` long (from the
+# last piece's time per iteration; the first is one iteration), so that a
+# chain group sees a stop request (stop_groups()) soon. Pieces do not
+# change the draws.
+run_sampler_loop <- function(run, total, result, warmup, n_iter, label, progress = NULL,
+                             piece_seconds = 0.1) {
   t0 <- proc.time()[["elapsed"]]
   all <- warmup + n_iter
   chunk <- max(1L, as.integer(ceiling(all / 100)))
@@ -214,9 +219,13 @@ run_sampler_loop <- function(run, total, result, warmup, n_iter, label, progress
   if (show) bar <- cli::cli_progress_bar(label, total = all, clear = TRUE)
   done <- 0L
   t_warmup <- if (warmup == 0L) 0 else NA_real_
+  per_iteration <- Inf
   while (done < all) {
-    step <- if (done < warmup) min(chunk, warmup - done) else chunk
+    step <- as.integer(max(1, min(chunk, floor(piece_seconds / per_iteration))))
+    if (done < warmup) step <- min(step, warmup - done)
+    t_piece <- proc.time()[["elapsed"]]
     ran <- run(step)
+    per_iteration <- (proc.time()[["elapsed"]] - t_piece) / max(ran, 1L)
     done <- done + ran
     if (!is.null(progress)) progress(ran)
     if (done == warmup) {
