@@ -182,8 +182,10 @@ new_clbayes_fit <- function(res, tg, time, sampler, settings) {
   dn <- list(iteration = NULL, chain = NULL, variable = vars)
   counts <- res[setdiff(names(res), c("draws", "warmup_draws", "widths", "center",
                                       "scale", "iteration"))]
+  draws <- array(res$draws, dim(res$draws), dimnames = dn)
+  if (!is.null(tg$model$reported_names)) draws <- reported_draws(tg$model, draws)
   fit <- c(
-    list(draws = array(res$draws, dim(res$draws), dimnames = dn),
+    list(draws = draws,
          warmup_draws = array(res$warmup_draws, dim(res$warmup_draws), dimnames = dn)),
     counts,
     list(time = time,
@@ -196,6 +198,17 @@ new_clbayes_fit <- function(res, tg, time, sampler, settings) {
     settings,
     list(backend = tg$backend))
   structure(fit[!vapply(fit, is.null, logical(1))], class = "clbayes_fit")
+}
+
+# The variables a model reports (a multilevel model's b and Sigma, ...) at
+# the sampled draws, an iteration x chain x variable array; the warmup
+# draws and the metric stay on the sampled parameters.
+reported_draws <- function(model, draws) {
+  d <- dim(draws)
+  flat <- matrix(draws, d[1L] * d[2L], d[3L])
+  out <- multilevel_reported_draws(model, flat)
+  array(out, c(d[1L], d[2L], ncol(out)),
+        list(iteration = NULL, chain = NULL, variable = colnames(out)))
 }
 
 # The loop every sampler's R function runs over its C++ object, in pieces so

@@ -4,7 +4,9 @@
 
 # `offset_expr`: the unevaluated `offset` argument (NULL for none).
 glm_model_formula <- function(formula, data, family, prior, prior_intercept, prior_aux,
-                              na.action, offset_expr = NULL) {
+                              na.action, offset_expr = NULL, prior_covariance = decov(),
+                              defaults = c(prior = FALSE, prior_intercept = FALSE,
+                                           prior_aux = FALSE)) {
   fam <- resolve_family(family)
   if (fam$stan %in% c("categorical_logit", "ordered_logistic")) {
     stop(sprintf("`family` \"%s\" is available in the matrix form glm_model(y, x, family) only",
@@ -17,6 +19,10 @@ glm_model_formula <- function(formula, data, family, prior, prior_intercept, pri
   }
   if (!is.null(data) && !is.data.frame(data) && !is.list(data) && !is.environment(data)) {
     stop("`data` must be a data frame", call. = FALSE)
+  }
+  if (has_group_terms(formula)) {
+    return(glm_model_multilevel(formula, data, fam, prior, prior_intercept, prior_aux,
+                                prior_covariance, defaults, na.action, offset_expr))
   }
   mf <- formula_model_frame(formula, data, na.action, offset_expr)
   dropped <- attr(mf, "na.action")

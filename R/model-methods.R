@@ -53,6 +53,12 @@ log_lik <- function(object, ...) UseMethod("log_lik")
 #'   model's data), used as the offset in place of the model's. A matrix-form
 #'   model with an offset needs it with `newdata`.
 #' @param type `"link"` or `"response"`.
+#' @param re.form For a multilevel model (group-level terms such as `(1 |
+#'   g)`): `NULL` (the default) includes every group-level term, `NA` (or
+#'   `~0`) none, and a formula such as `~ (1 | g)` the terms it names. A
+#'   level of `newdata` the model has not seen takes, in each draw, effects
+#'   drawn from its term's population distribution N(0, Sigma), as rstanarm
+#'   does.
 #' @param draws The number of draws to use (a random subset), or `NULL` for
 #'   all.
 #' @param ... Unused.
@@ -77,6 +83,7 @@ NULL
 #' @rdname model-methods
 #' @export
 coef.clbayes_fit <- function(object, ...) {
+  if (inherits(object$model, "clbayes_glmer_model")) return(multilevel_coef(object))
   draws <- fit_draws(object)
   keep <- if (inherits(object$model, "clbayes_glm_model"))
     !colnames(draws) %in% c("sigma", "phi") else rep(TRUE, ncol(draws))
@@ -86,9 +93,10 @@ coef.clbayes_fit <- function(object, ...) {
 #' @rdname model-methods
 #' @export
 predict.clbayes_fit <- function(object, newdata = NULL, type = c("link", "response"),
-                                offset = NULL, ...) {
+                                offset = NULL, re.form = NULL, ...) {
   type <- check_choice(type, c("link", "response"), "type")
-  eta <- fit_linear_predictor(object, fit_draws(object), fit_rows(object, newdata, offset))
+  eta <- fit_linear_predictor(object, fit_draws(object),
+                              fit_rows(object, newdata, offset, re.form = re.form))
   mu <- if (type == "link") eta else model_inverse_link(object$model, eta)
   unname(colMeans(mu))
 }
@@ -96,10 +104,10 @@ predict.clbayes_fit <- function(object, newdata = NULL, type = c("link", "respon
 #' @rdname model-methods
 #' @export
 posterior_predict.clbayes_fit <- function(object, newdata = NULL, draws = NULL,
-                                          offset = NULL, ...) {
+                                          offset = NULL, re.form = NULL, ...) {
   d <- fit_draws(object, draws)
   # a binomial model with trials takes each new row's trials from its response
-  rows <- fit_rows(object, newdata, offset, trials = TRUE)
+  rows <- fit_rows(object, newdata, offset, trials = TRUE, re.form = re.form)
   eta <- fit_linear_predictor(object, d, rows)
   m <- object$model
   S <- nrow(eta)
@@ -114,9 +122,9 @@ posterior_predict.clbayes_fit <- function(object, newdata = NULL, draws = NULL,
 
 #' @rdname model-methods
 #' @export
-log_lik.clbayes_fit <- function(object, newdata = NULL, offset = NULL, ...) {
+log_lik.clbayes_fit <- function(object, newdata = NULL, offset = NULL, re.form = NULL, ...) {
   d <- fit_draws(object)
-  rows <- fit_rows(object, newdata, offset, response = TRUE)
+  rows <- fit_rows(object, newdata, offset, response = TRUE, re.form = re.form)
   eta <- fit_linear_predictor(object, d, rows)
   m <- object$model
   S <- nrow(eta)
@@ -156,6 +164,7 @@ fit_linear_predictor <- function(fit, draws, rows) {
   eta <- beta %*% t(x)
   if (n_alpha == 1L) eta <- eta + draws[, 1L]
   if (!is.null(rows$offset)) eta <- eta + rep(rows$offset, each = nrow(eta))
+  if (length(rows$re) > 0L) eta <- eta + group_linear_predictor(m, draws, rows$re, ncol(eta))
   eta
 }
 
@@ -164,7 +173,7 @@ fit_linear_predictor <- function(fit, draws, rows) {
 # trials), of `newdata` or of the model's own data; `offset`, when given,
 # replaces the model's. With `trials`, the rows of a binomial model with a
 # two-column response get their trials (from newdata's response).
-fit_rows <- function(fit, newdata, offset, response = FALSE, trials = FALSE) {
+fit_rows <- function(fit, newdata, offset, response = FALSE, trials = FALSE, re.form = NULL) {
   m <- fit$model
   if (!inherits(m, "clbayes_glm_model") ||
       m$family %in% c("categorical_logit", "ordered_logistic")) {
@@ -181,6 +190,11 @@ fit_rows <- function(fit, newdata, offset, response = FALSE, trials = FALSE) {
   if (!is.null(offset)) {
     rows$offset <- check_glm_offset(offset, nrow(rows$x),
                                     if (is.null(newdata)) "the model's data" else "`newdata`")
+  }
+  if (inherits(m, "clbayes_glmer_model")) {
+    rows$re <- multilevel_rows(m, newdata, re.form)
+  } else if (!is.null(re.form) && !identical(re.form, NA)) {
+    stop("`re.form` is for models with group-level terms such as (1 | g)", call. = FALSE)
   }
   rows
 }

@@ -59,7 +59,8 @@
 #' @export
 lm_model <- function(formula, data, prior = normal(0, 2.5),
                      prior_intercept = normal(0, 10), prior_aux = exponential(1),
-                     na.action = getOption("na.action"), offset = NULL, y = NULL, X = NULL) {
+                     prior_covariance = decov(), na.action = getOption("na.action"),
+                     offset = NULL, y = NULL, X = NULL) {
   offset_expr <- substitute(offset)  # evaluated in `data`, as glm() does
   if (!is.null(y) || !is.null(X)) {
     both <- matrix_form_by_name(y, X, "X", missing(formula) && missing(data))
@@ -67,13 +68,17 @@ lm_model <- function(formula, data, prior = normal(0, 2.5),
     data <- both[[2L]]
   }
   if (inherits(formula, "formula")) {
+    defaults <- c(prior = missing(prior), prior_intercept = missing(prior_intercept),
+                  prior_aux = missing(prior_aux))
     model <- glm_model_formula(formula, if (missing(data)) NULL else data, stats::gaussian(),
-                               prior, prior_intercept, prior_aux, na.action, offset_expr)
+                               prior, prior_intercept, prior_aux, na.action, offset_expr,
+                               prior_covariance, defaults)
     model$call <- match.call()
     return(model)
   }
-  if (!missing(prior) || !missing(prior_intercept) || !missing(prior_aux)) {
-    stop("`prior`, `prior_intercept` and `prior_aux` are for the formula form ",
+  if (!missing(prior) || !missing(prior_intercept) || !missing(prior_aux) ||
+      !missing(prior_covariance)) {
+    stop("`prior`, `prior_intercept`, `prior_aux` and `prior_covariance` are for the formula form ",
          "lm_model(formula, data); lm_model(y, X) has flat priors and sigma = 1",
          call. = FALSE)
   }
@@ -116,13 +121,24 @@ lm_model_matrix <- function(y, X) {
 
 #' @export
 print.clbayes_model <- function(x, ...) {
+  shown <- if (inherits(x, "clbayes_glmer_model"))
+    c(x$fixed_names, intersect(c("sigma", "phi"), x$names),
+      sprintf("%d group-level effects and their covariances", length(multilevel_b_names(x))))
+    else x$names
   cat(sprintf("<%s> %d observations, parameters: %s\n", class(x)[1L], x$n_obs,
-              paste(x$names, collapse = ", ")))
+              paste(shown, collapse = ", ")))
   if (inherits(x, "clbayes_glm_model")) {
     cat(sprintf("family: %s%s\n", x$family, if (!is.null(x$offset)) ", with an offset" else ""))
     show <- function(p) if (is.null(p)) "flat" else trimws(utils::capture.output(print(p)))
     cat(sprintf("prior_intercept: %s\nprior: %s\n", show(x$prior_intercept), show(x$prior)))
     if (any(x$names %in% c("sigma", "phi"))) cat(sprintf("prior_aux: %s\n", show(x$prior_aux)))
+  }
+  if (inherits(x, "clbayes_glmer_model")) {
+    cat(sprintf("group-level terms: %s\nprior_covariance: %s\n",
+                paste0("(", vapply(x$group_terms, function(t) sprintf("%s [%d levels]", t$label,
+                                                                     length(t$levels)), ""),
+                       ")", collapse = " + "),
+                x$prior_covariance[[1L]]$dist))
   }
   invisible(x)
 }
@@ -261,8 +277,8 @@ print.clbayes_model <- function(x, ...) {
 #' @export
 glm_model <- function(formula, data, family = stats::gaussian(), prior = normal(0, 2.5),
                       prior_intercept = normal(0, 10), prior_aux = exponential(1),
-                      na.action = getOption("na.action"), offset = NULL, n_categories = NULL,
-                      y = NULL, x = NULL) {
+                      prior_covariance = decov(), na.action = getOption("na.action"),
+                      offset = NULL, n_categories = NULL, y = NULL, x = NULL) {
   offset_expr <- substitute(offset)  # the formula form evaluates it in `data`, as glm()
   if (!is.null(y) || !is.null(x)) {
     both <- matrix_form_by_name(y, x, "x", missing(formula) && missing(data))
@@ -273,10 +289,17 @@ glm_model <- function(formula, data, family = stats::gaussian(), prior = normal(
     if (!is.null(n_categories)) {
       stop("`n_categories` is for the matrix form glm_model(y, x, family)", call. = FALSE)
     }
+    defaults <- c(prior = missing(prior), prior_intercept = missing(prior_intercept),
+                  prior_aux = missing(prior_aux))
     model <- glm_model_formula(formula, if (missing(data)) NULL else data, family,
-                               prior, prior_intercept, prior_aux, na.action, offset_expr)
+                               prior, prior_intercept, prior_aux, na.action, offset_expr,
+                               prior_covariance, defaults)
     model$call <- match.call()
     return(model)
+  }
+  if (!missing(prior_covariance)) {
+    stop("`prior_covariance` is for formulas with group-level terms such as (1 | g)",
+         call. = FALSE)
   }
   if (missing(data)) {
     stop("`x` must be given: glm_model(y, x, family) or glm_model(formula, data, family)",
@@ -355,7 +378,7 @@ glm_model_matrix <- function(y, x, family, prior, prior_intercept, prior_aux,
 # and the coefficients' names `names`; sigma, phi or the cuts are added to
 # them.
 glm_model_build <- function(resp, x, stan, prior, prior_intercept, prior_aux, n_categories,
-                            has_intercept, names, offset = NULL) {
+                            has_intercept, names, offset = NULL, groups = NULL) {
   prior <- check_prior_arg(prior, "prior")
   prior_intercept <- check_prior_arg(prior_intercept, "prior_intercept")
   prior_aux <- check_prior_arg(prior_aux, "prior_aux", aux = TRUE)
@@ -368,12 +391,22 @@ glm_model_build <- function(resp, x, stan, prior, prior_intercept, prior_aux, n_
   n_aux <- as.integer(extra %in% c("sigma", "phi"))
   priors <- prior_table(prior, prior_intercept, prior_aux, n_alpha, n_beta, n_aux, n_cuts)
   nm <- c(names, if (n_aux == 1L) extra, if (n_cuts > 0L) paste0("cuts[", seq_len(n_cuts), "]"))
+  n_fixed <- length(nm)
+  lower <- ifelse(nm %in% c("sigma", "phi"), 0, -Inf)
+  upper <- rep(Inf, length(nm))
+  if (!is.null(groups)) {  # a multilevel model's block (R/multilevel.R: group_block())
+    priors <- bind_prior_rows(list(priors, groups$priors))
+    nm <- c(nm, groups$names)
+    lower <- c(lower, groups$lower)
+    upper <- c(upper, groups$upper)
+  }
   # the core's rows: a two-column binomial response is one Bernoulli row
   # per trial
-  data <- glm_model_data(x, resp$y, resp$trials, offset)  # checks y; uploads to a device
+  data <- glm_model_data(x, resp$y, resp$trials, offset, groups$terms)  # checks y; uploads
   xc <- data$x
   yc <- data$y
   oc <- data$offset
+  core_groups <- data$groups
   data <- data$data
   model <- structure(list(family = stan, data = data, priors = priors,
                           prior = prior, prior_intercept = prior_intercept,
@@ -382,11 +415,14 @@ glm_model_build <- function(resp, x, stan, prior, prior_intercept, prior_aux, n_
                           size = nrow(xc) * ncol(xc), n_obs = nrow(x), device_path = TRUE,
                           threshold_option = "clbayes.threshold.glm_model",
                           threshold = 1e5, use_device = FALSE,
-                          lower = ifelse(nm %in% c("sigma", "phi"), 0, -Inf),
-                          upper = rep(Inf, length(nm)),
+                          lower = lower, upper = upper,
                           x = x, y = resp$y, trials = resp$trials, offset = offset),
                      class = c("clbayes_glm_model", "clbayes_model"))
   model$init <- glm_model_init(model, xc, yc, oc)
+  if (!is.null(groups)) {
+    model$groups <- list(terms = core_groups, covariance = groups$covariance)
+    model$init[-seq_len(n_fixed)] <- groups$init
+  }
   # One evaluation at a point inside the support checks y against the
   # family (an error names `y`) before any sampling starts.
   .cpp_model_log_density(model, matrix(model$init, nrow = 1L))
@@ -394,16 +430,21 @@ glm_model_build <- function(resp, x, stan, prior, prior_intercept, prior_aux, n_
 }
 
 # The likelihood's data of a GLM: a two-column binomial response becomes
-# one Bernoulli row per trial (x and the offset repeated); `data` is its
-# gpu_glm_data.
-glm_model_data <- function(x, y, trials, offset = NULL) {
+# one Bernoulli row per trial (x, the offset and a multilevel model's group
+# terms repeated); `data` is its gpu_glm_data.
+glm_model_data <- function(x, y, trials, offset = NULL, groups = NULL) {
   if (!is.null(trials)) {
     rows <- c(rep(seq_along(y), y), rep(seq_along(y), trials - y))
     x <- x[rows, , drop = FALSE]
     y <- rep(c(1, 0), c(sum(y), sum(trials - y)))
     if (!is.null(offset)) offset <- offset[rows]
+    groups <- lapply(groups, function(t) {
+      t$level <- t$level[rows]
+      t$z <- t$z[rows, , drop = FALSE]
+      t
+    })
   }
-  list(x = x, y = y, offset = offset, data = gpu_glm_data(x, y, offset))
+  list(x = x, y = y, offset = offset, groups = groups, data = gpu_glm_data(x, y, offset))
 }
 
 # A model whose data handle does not survive serialisation (an external
@@ -416,7 +457,8 @@ model_rebuild_data <- function(model) {
     return(model)
   }
   if (inherits(model, "clbayes_glm_model")) {
-    model$data <- glm_model_data(model$x, model$y, model$trials, model$offset)$data
+    x <- if (is.null(model$x_center)) model$x else sweep(model$x, 2L, model$x_center)
+    model$data <- glm_model_data(x, model$y, model$trials, model$offset)$data
   } else if (inherits(model, "clbayes_gp_model")) {
     model$data <- gpu_gp_data(model$y, model$X, model$coords)
   } else {
@@ -457,8 +499,9 @@ glm_model_init <- function(model, x, y, offset = NULL) {
                                                   offset = offset[rows])),
                   error = function(e) NULL)
   n_coef <- ncol(X)
+  # (coefficients beyond 50 on a logit or log scale signal separation)
   if (is.null(fit) || !isTRUE(fit$converged) || any(!is.finite(fit$coefficients)) ||
-      any(abs(fit$coefficients) > 50)) {
+      (model$family != "normal_id" && any(abs(fit$coefficients) > 50))) {
     if (model$family == "normal_id") theta["sigma"] <- max(stats::sd(y), 1e-3)
     return(theta)
   }

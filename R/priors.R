@@ -87,6 +87,10 @@ print.clbayes_prior <- function(x, ...) {
     paste0("c(", paste(format(v), collapse = ", "), ")")
   txt <- switch(x$dist,
     exponential = sprintf("exponential(rate = %s)", num(x$rate)),
+    decov = sprintf("decov(regularization = %s, concentration = %s, shape = %s, scale = %s)",
+                    num(x$regularization), num(x$concentration), num(x$shape), num(x$scale)),
+    lkj = sprintf("lkj(regularization = %s, scale = %s, df = %s, autoscale = %s)",
+                  num(x$regularization), num(x$scale), num(x$df), x$autoscale),
     student_t = sprintf("student_t(df = %s, location = %s, scale = %s)", num(x$df),
                         num(x$location), if (is.null(x$scale)) "NULL" else num(x$scale)),
     sprintf("%s(location = %s, scale = %s)", x$dist, num(x$location),
@@ -163,4 +167,97 @@ prior_table <- function(prior, prior_intercept, prior_aux, n_alpha, n_beta, n_au
   }
   out <- lapply(names(parts[[1L]]), function(f) unlist(lapply(parts, `[[`, f), use.names = FALSE))
   stats::setNames(out, names(parts[[1L]]))
+}
+
+#' Priors of the covariance of group-level terms
+#'
+#' The `prior_covariance` of a multilevel [glm_model()] or [lm_model()]
+#' (terms such as `(1 | g)` or `(x | g)`), as rstanarm's `stan_glmer()`
+#' and `stan_mvmer()` define them. Each term's effects are non-centred: at
+#' every level `b = T z` with `z ~ N(0, I)` and `Sigma = T T'` the term's
+#' covariance.
+#'
+#' `decov()` (the default, rstanarm's `decov()`): the covariance matrix is
+#' decomposed into a correlation matrix with an LKJ(`regularization`) prior,
+#' a simplex of variance shares with a Dirichlet(`concentration`) prior, and
+#' the trace, `p (tau scale)^2` for a term with `p` coefficients, with `tau
+#' ~ gamma(shape, 1)`. In a gaussian model the trace is also multiplied by
+#' `sigma^2`, as rstanarm does. A term with one coefficient has standard
+#' deviation `tau * scale` (times `sigma`, gaussian). The construction is
+#' rstanarm's step for step, so the same call gives the same posterior in
+#' both packages.
+#'
+#' `lkj()` (rstanarm's `lkj()` of `stan_mvmer()`): the correlation matrix
+#' has an LKJ(`regularization`) prior and each standard deviation a half
+#' Student-t(`df`, 0, `scale`) prior; with `autoscale = TRUE` the scale of a
+#' gaussian model is multiplied by `sd(y)`.
+#'
+#' Each argument is one number, or one per group-level term (in the order of
+#' the terms lme4 builds). rstanarm's objects made by `rstanarm::decov()`
+#' and `rstanarm::lkj()` are accepted too.
+#'
+#' @param regularization LKJ shape of the correlations (1: uniform over
+#'   correlation matrices; larger values pull towards the identity).
+#' @param concentration Dirichlet concentration of the variance shares.
+#' @param shape Gamma shape of `tau`.
+#' @param scale `decov()`: scale multiplying `tau`; `lkj()`: scale of the
+#'   standard deviations' half Student-t.
+#' @param df Degrees of freedom of the standard deviations' half Student-t.
+#' @param autoscale Whether `lkj()`'s scale is multiplied by `sd(y)` in a
+#'   gaussian model.
+#' @return An object of class `clbayes_prior` with `dist` `"decov"` or
+#'   `"lkj"`.
+#' @seealso [glm_model()], [priors]
+#' @examples
+#' decov()
+#' lkj(regularization = 2)
+#' @name covariance-priors
+NULL
+
+#' @rdname covariance-priors
+#' @export
+decov <- function(regularization = 1, concentration = 1, shape = 1, scale = 1) {
+  for (a in c("regularization", "concentration", "shape", "scale")) {
+    check_prior_numbers(get(a), a, positive = TRUE)
+  }
+  structure(list(dist = "decov", regularization = as.double(regularization),
+                 concentration = as.double(concentration), shape = as.double(shape),
+                 scale = as.double(scale)), class = "clbayes_prior")
+}
+
+#' @rdname covariance-priors
+#' @export
+lkj <- function(regularization = 1, scale = 10, df = 1, autoscale = TRUE) {
+  for (a in c("regularization", "scale", "df")) check_prior_numbers(get(a), a, positive = TRUE)
+  if (!is.logical(autoscale) || length(autoscale) != 1L || is.na(autoscale)) {
+    stop("`autoscale` must be TRUE or FALSE", call. = FALSE)
+  }
+  structure(list(dist = "lkj", regularization = as.double(regularization),
+                 scale = as.double(scale), df = as.double(df), autoscale = autoscale),
+            class = "clbayes_prior")
+}
+
+# `prior_covariance` checked and laid out one term a row: a list of n_terms
+# lists with the prior's numbers for that term (rstanarm's decov() and lkj()
+# objects are accepted: the same fields).
+check_prior_covariance <- function(p, n_terms) {
+  dist <- if (is.list(p)) p$dist else NULL
+  if (!is.character(dist) || length(dist) != 1L || !dist %in% c("decov", "lkj")) {
+    stop("`prior_covariance` must be decov() or lkj()", call. = FALSE)
+  }
+  fields <- if (dist == "decov") c("regularization", "concentration", "shape", "scale")
+    else c("regularization", "scale", "df")
+  for (f in fields) {
+    v <- p[[f]]
+    if (!is.numeric(v) || !length(v) %in% c(1L, n_terms) || any(!is.finite(v)) || any(v <= 0)) {
+      stop(sprintf(paste0("`prior_covariance`: `%s` must be positive, one number or one per ",
+                          "group-level term (%d)"), f, n_terms), call. = FALSE)
+    }
+  }
+  lapply(seq_len(n_terms), function(t) {
+    out <- lapply(p[fields], function(v) rep_len(v, n_terms)[t])
+    out$dist <- dist
+    out$autoscale <- !isFALSE(p$autoscale)
+    out
+  })
 }

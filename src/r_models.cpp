@@ -59,10 +59,13 @@ class r_function_evaluator : public cm::batch_evaluator {
 
 // The priors of a model's parameters from its `priors` table (R/priors.R:
 // prior_table()): columns dist, df, location, scale and arg, one row per
-// parameter.
+// parameter, and shape and shape2 where a multilevel model has them.
 cmod::prior_set as_prior_set(Rcpp::List table) {
   Rcpp::CharacterVector dist = table["dist"], arg = table["arg"];
   Rcpp::NumericVector df = table["df"], location = table["location"], scale = table["scale"];
+  const bool has_shapes = table.containsElementNamed("shape");
+  Rcpp::NumericVector shape = has_shapes ? table["shape"] : Rcpp::NumericVector(),
+                      shape2 = has_shapes ? table["shape2"] : Rcpp::NumericVector();
   std::vector<cmod::scalar_prior> priors(dist.size());
   std::vector<std::string> args(dist.size());
   for (R_xlen_t j = 0; j < dist.size(); ++j) {
@@ -72,13 +75,65 @@ cmod::prior_set as_prior_set(Rcpp::List table) {
     else if (d == "student_t") p.fam = cmod::prior_family::student_t;
     else if (d == "exponential") p.fam = cmod::prior_family::exponential;
     else if (d == "flat") p.fam = cmod::prior_family::flat;
+    else if (d == "gamma") p.fam = cmod::prior_family::gamma;
+    else if (d == "beta") p.fam = cmod::prior_family::beta;
     else throw clbayes::invalid_argument("prior", "has an unknown distribution \"" + d + "\"");
     p.df = df[j];
     p.location = location[j];
     p.scale = scale[j];
+    if (has_shapes) {
+      p.shape = shape[j];
+      p.shape2 = shape2[j];
+    }
     args[j] = Rcpp::as<std::string>(arg[j]);
   }
   return cmod::prior_set(std::move(priors), args);
+}
+
+// The group-level terms of a multilevel glm_model (R/multilevel.R:
+// `groups`, a list with `terms` and `covariance`, one entry per term), or
+// none for a model without them. The arrays stay R's, borrowed for the
+// evaluator's life.
+cmod::group_effects as_group_effects(Rcpp::List model, int n_rows) {
+  if (!model.containsElementNamed("groups") || Rf_isNull(model["groups"])) return {};
+  Rcpp::List groups = model["groups"];
+  Rcpp::List terms = groups["terms"], cov = groups["covariance"];
+  clbayes::glm::group_terms z;
+  std::vector<cmod::term_covariance> covs;
+  for (R_xlen_t t = 0; t < terms.size(); ++t) {
+    Rcpp::List term = terms[t], c = cov[t];
+    // Borrowed, so never a converted copy that would die with this frame.
+    if (TYPEOF(term["level"]) != INTSXP || TYPEOF(term["z"]) != REALSXP)
+      throw clbayes::invalid_argument("model", "has group-level terms of the wrong type");
+    Rcpp::IntegerVector level = term["level"];
+    Rcpp::NumericMatrix zt = term["z"];
+    const std::string name = Rcpp::as<std::string>(term["name"]);
+    if (level.size() != n_rows || zt.nrow() != n_rows)
+      throw clbayes::invalid_argument(name, "must have one row per row of the model's data");
+    z.add(zt.ncol(), Rcpp::as<int>(term["n_levels"]), level.begin(), zt.begin(), n_rows, name);
+    cmod::term_covariance tc;
+    tc.prior = Rcpp::as<std::string>(c["prior"]) == "lkj" ? cmod::covariance_prior::lkj
+                                                           : cmod::covariance_prior::decov;
+    tc.p = zt.ncol();
+    tc.scale = Rcpp::as<double>(c["scale"]);
+    tc.dispersion = Rcpp::as<bool>(c["dispersion"]);
+    covs.push_back(tc);
+  }
+  return cmod::group_effects(std::move(z), std::move(covs));
+}
+
+// The evaluator of a glm_model (with or without group-level terms).
+std::unique_ptr<cmod::glm_evaluator> make_glm_evaluator(Rcpp::List model) {
+  Rcpp::List data = model["data"];
+  const bool use_device = Rcpp::as<bool>(model["use_device"]);
+#ifndef CLBAYES_OPENCL
+  if (use_device) glue::stop_no_opencl();
+#endif
+  const clbayes::glm::glm_data& d = glue::as_glm_data(data["ptr"]);
+  return std::unique_ptr<cmod::glm_evaluator>(new cmod::glm_evaluator(
+      d, clbayes::glm::parse_family(Rcpp::as<std::string>(model["family"])),
+      Rcpp::as<int>(model["n_categories"]), Rcpp::as<bool>(model["has_intercept"]),
+      as_prior_set(model["priors"]), use_device, as_group_effects(model, d.n)));
 }
 
 }  // namespace
@@ -99,18 +154,8 @@ std::unique_ptr<cm::batch_evaluator> make_evaluator(SEXP target, SEXP gradient) 
         Eigen::Map<const Eigen::MatrixXd>(X.begin(), X.nrow(), X.ncol()),
         Eigen::Map<const Eigen::VectorXd>(y.begin(), y.size())));
   }
-  if (std::find(cls.begin(), cls.end(), "clbayes_glm_model") != cls.end()) {
-    Rcpp::List data = model["data"];
-    const bool use_device = Rcpp::as<bool>(model["use_device"]);
-#ifndef CLBAYES_OPENCL
-    if (use_device) glue::stop_no_opencl();
-#endif
-    return std::unique_ptr<cm::batch_evaluator>(new cmod::glm_evaluator(
-        glue::as_glm_data(data["ptr"]),
-        clbayes::glm::parse_family(Rcpp::as<std::string>(model["family"])),
-        Rcpp::as<int>(model["n_categories"]), Rcpp::as<bool>(model["has_intercept"]),
-        as_prior_set(model["priors"]), use_device));
-  }
+  if (std::find(cls.begin(), cls.end(), "clbayes_glm_model") != cls.end())
+    return make_glm_evaluator(model);
   if (std::find(cls.begin(), cls.end(), "clbayes_gp_model") != cls.end()) {
     Rcpp::List data = model["data"];
     Rcpp::List prior = model["priors"];
@@ -162,4 +207,17 @@ Rcpp::List cpp_model_gradient(SEXP model, Rcpp::NumericMatrix points) {
   std::copy(grad.data(), grad.data() + grad.size(), g.begin());
   return Rcpp::List::create(Rcpp::Named("value") = Rcpp::NumericVector(out.data(), out.data() + out.size()),
                             Rcpp::Named("gradient") = g);
+}
+
+// The group-level effects b and each term's Sigma (lower triangles) at the
+// rows of `points` of a multilevel glm_model (internal: the fit's reported
+// variables, R/multilevel.R).
+// [[Rcpp::export(.cpp_model_group_quantities)]]
+Rcpp::NumericMatrix cpp_model_group_quantities(Rcpp::List model, Rcpp::NumericMatrix points) {
+  std::unique_ptr<cmod::glm_evaluator> f = make_glm_evaluator(model);
+  const Eigen::MatrixXd out = f->group_quantities(
+      Eigen::Map<const Eigen::MatrixXd>(points.begin(), points.nrow(), points.ncol()));
+  Rcpp::NumericMatrix m(static_cast<int>(out.rows()), static_cast<int>(out.cols()));
+  std::copy(out.data(), out.data() + out.size(), m.begin());
+  return m;
 }

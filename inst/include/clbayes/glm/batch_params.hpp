@@ -7,6 +7,7 @@
 
 #include "../eigen.hpp"
 #include "family.hpp"
+#include "group_terms.hpp"
 
 #include <cmath>
 #include <string>
@@ -21,6 +22,8 @@ struct glm_batch_params {
   const double* alpha = nullptr; // P intercepts
   const double* beta = nullptr;  // k x P coefficients
   const double* extra = nullptr; // P values of sigma or phi; null otherwise
+  const group_terms* groups = nullptr;  // multilevel terms Z, or null
+  const double* b = nullptr;     // q x P group effects (with groups)
 };
 
 /** Values and gradients of each point (gradients only when asked for). */
@@ -29,6 +32,7 @@ struct glm_batch_result {
   Eigen::VectorXd d_alpha;  // P
   Eigen::MatrixXd d_beta;   // k x P
   Eigen::VectorXd d_extra;  // P (sigma or phi); empty when the family has none
+  Eigen::MatrixXd d_b;      // q x P group effects; empty without groups
 };
 
 /** Whether the family has a batched form (one linear predictor). */
@@ -44,6 +48,8 @@ inline void check_glm_batch(const glm_batch_params& p, int k) {
   if (extra.empty() != (p.extra == nullptr))
     throw invalid_argument(extra.empty() ? "family" : extra,
                            extra.empty() ? "takes no sigma or phi" : "must be given");
+  if ((p.groups != nullptr) != (p.b != nullptr))
+    throw invalid_argument("b", "must be given with the group terms, and only with them");
   for (int j = 0; j < p.n_points; ++j) {
     const std::string col = " (column " + std::to_string(j + 1) + ")";
     if (!std::isfinite(p.alpha[j])) throw invalid_argument("alpha", "must be finite" + col);
@@ -52,6 +58,10 @@ inline void check_glm_batch(const glm_batch_params& p, int k) {
         throw invalid_argument("beta", "must be finite" + col);
     if (!extra.empty() && !(p.extra[j] > 0 && std::isfinite(p.extra[j])))
       throw invalid_argument(extra, "must be positive and finite" + col);
+    if (p.groups != nullptr)
+      for (int i = 0; i < p.groups->size; ++i)
+        if (!std::isfinite(p.b[static_cast<std::size_t>(j) * p.groups->size + i]))
+          throw invalid_argument("b", "must be finite" + col);
   }
 }
 
@@ -63,6 +73,7 @@ inline glm_batch_result zero_batch_result(const glm_batch_params& p, int k, bool
     res.d_alpha = Eigen::VectorXd::Zero(p.n_points);
     res.d_beta = Eigen::MatrixXd::Zero(k, p.n_points);
     if (p.extra != nullptr) res.d_extra = Eigen::VectorXd::Zero(p.n_points);
+    if (p.groups != nullptr) res.d_b = Eigen::MatrixXd::Zero(p.groups->size, p.n_points);
   }
   return res;
 }

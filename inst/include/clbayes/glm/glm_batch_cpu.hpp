@@ -5,7 +5,9 @@
 // for the cache; per block one Eigen product for the linear predictors of
 // every point (X_b B), the row math over the block (row_block.hpp: SIMD
 // lanes down each point's column), and one product for the gradient
-// (X_b' D) while X_b is still in cache. Terms of y alone are computed once
+// (X_b' D) while X_b is still in cache; a multilevel model's group terms
+// are added to the block's linear predictors and their gradient summed per
+// level in the same visit (group_terms.hpp). Terms of y alone are computed once
 // per row, terms of sigma | phi once per point, and the negative binomial's
 // terms of y and phi once per point and value of y (a table). Blocks run in
 // parallel (OpenMP), each thread summing into its own result; the threads'
@@ -59,6 +61,10 @@ inline bool add_batch_block(const Eigen::Map<const Eigen::MatrixXd>& X,
   auto eta_d = buf.eta_d.topRows(m);
   eta_d.noalias() = Xb * B;
   if (offset != nullptr) eta_d.colwise() += Eigen::Map<const Eigen::VectorXd>(offset + i0, m);
+  const Eigen::Index n = X.rows();
+  if (p.groups != nullptr)
+    add_group_eta(*p.groups, Eigen::Map<const Eigen::MatrixXd>(p.b, p.groups->size, p.n_points),
+                  i0, m, static_cast<int>(n), eta_d);
   if (p.fam == family::poisson_log || p.fam == family::neg_binomial_2_log)
     for (int r = 0; r < m; ++r) buf.log_y_fact[r] = math::log_factorial(y[i0 + r], propto);
   for (int j = 0; j < p.n_points; ++j) {
@@ -71,6 +77,8 @@ inline bool add_batch_block(const Eigen::Map<const Eigen::MatrixXd>& X,
     if (gradient) acc.d_alpha[j] += sum.d_eta;
   }
   if (gradient) acc.d_beta.noalias() += Xb.transpose() * eta_d;
+  if (gradient && p.groups != nullptr)
+    add_group_gradient(*p.groups, eta_d, i0, m, static_cast<int>(n), acc.d_b);
   return true;
 }
 
@@ -151,6 +159,7 @@ inline glm_batch_result glm_lp_batch_cpu(const double* x, const double* y, int n
     res.d_alpha += part[t].d_alpha;
     res.d_beta += part[t].d_beta;
     if (has_extra) res.d_extra += part[t].d_extra;
+    if (p.groups != nullptr) res.d_b += part[t].d_b;
   }
   if (!gradient) res.d_extra.resize(0);
   return res;

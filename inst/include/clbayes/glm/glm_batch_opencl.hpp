@@ -24,6 +24,9 @@
 //          the passes.
 //     One pass over all rows unless the n x P block would exceed the
 //     largest allocation (glm_batch_settings::max_block_bytes).
+// A multilevel model always takes the last path: the row kernel gathers
+// its group terms Z b into each row's linear predictor, and
+// glm_group_gradient sums D per level for the gradient in b (one pass).
 
 #include "../linalg/gemm.hpp"
 #include "../kernels/glm_batch.hpp"
@@ -264,6 +267,14 @@ inline bool batch_mma(const glm_data_cl& data, const glm_batch_params& p, bool g
   return true;
 }
 
+/** The device copy of a multilevel model's group terms, made at its first
+ *  call and kept in the workspace. */
+inline const group_terms_cl& device_groups(glm_workspace& w, const group_terms& g, int n) {
+  if (!w.groups || !same_terms(*w.groups, g))
+    w.groups = std::make_shared<group_terms_cl>(to_group_terms_cl(g, n));
+  return *w.groups;
+}
+
 /** The result in w.batch_sums: value, d alpha, d sigma|phi (P each), then
  *  with `with_beta` (the fused paths) d beta (k x P). */
 inline glm_batch_result read_sums(const glm_workspace& w, const glm_batch_params& p, int k,
@@ -295,7 +306,9 @@ inline glm_batch_result glm_lp_batch_opencl(const glm_data_cl& data, const glm_b
   const glm_batch_settings tune = settings ? *settings : tuned_batch_settings();
   const int n = data.n, k = data.k, P = p.n_points;
   if (n == 0) return zero_batch_result(p, k, gradient);
-  const glm_batch_path path = tune.path_for(P, k, p.fam);
+  // A multilevel model's group terms ride on the row kernel of the GEMM path.
+  const glm_batch_path path = p.groups != nullptr ? glm_batch_path::gemm
+                                                  : tune.path_for(P, k, p.fam);
   if (path == glm_batch_path::single_calls)
     return internal::single_calls(data, p, gradient, propto);
   data.x.check_device("x");
@@ -323,6 +336,17 @@ inline glm_batch_result glm_lp_batch_opencl(const glm_data_cl& data, const glm_b
   const long long fits = std::max<long long>(
       256, static_cast<long long>(block / (sizeof(double) * static_cast<double>(P))));
   const int rows = static_cast<int>(std::min<long long>(n, fits));
+  const group_terms_cl* groups = nullptr;
+  if (p.groups != nullptr) {
+    if (rows < n)
+      throw invalid_argument("x", "has too many rows for the device path of a multilevel "
+                                  "model (one pass over them must fit one allocation): use "
+                                  "backend = \"cpu\"");
+    groups = &internal::device_groups(w, *p.groups, n);
+    internal::ensure_shape(w.batch_b, groups->q, P);
+    w.host_b.assign(p.b, p.b + static_cast<std::size_t>(groups->q) * P);
+    internal::write_async(w.batch_b, w.host_b);
+  }
   internal::ensure_shape(w.eta, rows, P);
   if (gradient) internal::ensure_shape(w.d_beta, k, P);
   int wg = 32;
@@ -333,6 +357,14 @@ inline glm_batch_result glm_lp_batch_opencl(const glm_data_cl& data, const glm_b
   rows_kernel.set_option("FAMILY", static_cast<int>(p.fam));
   rows_kernel.set_option("OFFSET", data.offset_option());
   rows_kernel.set_option("BATCH_WG", wg);
+  rows_kernel.set_option("GROUPS", groups != nullptr ? 1 : 0);
+  // (y stands in for the group buffers of a model without them: never read)
+  const opencl::matrix_cl& z_index = groups != nullptr ? groups->index : data.y;
+  const opencl::matrix_cl& z_cols = groups != nullptr ? groups->z : data.y;
+  const opencl::matrix_cl& z_meta = groups != nullptr ? groups->meta : data.y;
+  const opencl::matrix_cl& b = groups != nullptr ? w.batch_b : data.y;
+  const int n_terms = groups != nullptr ? groups->n_terms : 0;
+  const int q = groups != nullptr ? groups->q : 0;
   // Row groups per point: about groups_per_cu groups per unit over all
   // points, the same in every pass (the partial rows are added over passes).
   const long long row_groups = std::max<long long>(
@@ -355,8 +387,17 @@ inline glm_batch_result glm_lp_batch_opencl(const glm_data_cl& data, const glm_b
     else  // no predictors: eta is alpha alone
       opencl::kernels::zeros(cl::NDRange(w.eta.rows(), P), w.eta, w.eta.rows(), P, 0);
     rows_kernel(cl::NDRange(static_cast<std::size_t>(row_groups) * wg, P), cl::NDRange(wg, 1),
-                w.batch_partials, w.eta, data.y, data.offset_arg(), w.batch_params, i0, m,
-                w.eta.rows(), P, gradient ? 1 : 0, propto ? 1 : 0, i0 > 0 ? 1 : 0);
+                w.batch_partials, w.eta, data.y, data.offset_arg(), w.batch_params, z_index,
+                z_cols, z_meta, b, n_terms, n, q, i0, m, w.eta.rows(), P, gradient ? 1 : 0,
+                propto ? 1 : 0, i0 > 0 ? 1 : 0);
+    if (gradient && groups != nullptr) {  // one pass: D of every row is in w.eta
+      internal::ensure_shape(w.batch_db, q, P);
+      const std::size_t levels = (static_cast<std::size_t>(groups->n_levels) + 63) / 64 * 64;
+      opencl::kernels::glm_group_gradient(cl::NDRange(levels, P), cl::NDRange(64, 1),
+                                          w.batch_db, w.eta, groups->z, groups->meta,
+                                          groups->order, groups->start, n_terms, n, q,
+                                          w.eta.rows(), groups->n_levels);
+    }
     if (!gradient || k == 0) continue;
     xt.i = i0;
     linalg::gemm_options opt;
@@ -368,6 +409,7 @@ inline glm_batch_result glm_lp_batch_opencl(const glm_data_cl& data, const glm_b
   internal::reduce_partials(w, static_cast<int>(row_groups), 3 * P, (gradient ? 3 : 1) * P);
   glm_batch_result res = internal::read_sums(w, p, k, gradient, false);
   if (gradient && k > 0) opencl::from_matrix_cl(w.d_beta, res.d_beta.data());
+  if (gradient && groups != nullptr) opencl::from_matrix_cl(w.batch_db, res.d_b.data());
   return res;
 }
 

@@ -15,10 +15,12 @@
 #include "../opencl/device_table.hpp"
 #include "../opencl/transfer.hpp"
 #include "family.hpp"
+#include "group_terms_cl.hpp"
 
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -46,6 +48,11 @@ struct glm_workspace {
   opencl::matrix_cl batch_sums;      // 3P
   opencl::matrix_cl d_beta;          // k x P
   opencl::matrix_cl batch_counter;   // glm_lp_reduce's counter (unused here)
+  // A multilevel model's group terms, uploaded at its first device call:
+  std::shared_ptr<group_terms_cl> groups;
+  std::vector<double> host_b;        // b (q x P), staged for the upload
+  opencl::matrix_cl batch_b;         // q x P
+  opencl::matrix_cl batch_db;        // q x P
 };
 
 /** x (n x k), y (n) and the optional offset (n) on the selected device,

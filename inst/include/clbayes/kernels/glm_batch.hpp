@@ -7,7 +7,9 @@
 // (kernels/glm_row_math.hpp) to every entry, sums each point's log density
 // and its derivatives by alpha and sigma|phi over the rows inside the kernel
 // (one partial row per group of rows, finished by glm_lp_reduce), and
-// overwrites the block with d lp / d eta for the gradient product X' D.
+// overwrites the block with d lp / d eta for the gradient product X' D; for
+// a multilevel model it adds the group terms Z b to each row's linear
+// predictor, and glm_group_gradient sums D per level for the gradient in b.
 // glm_batch_fused is the variant without the GEMMs: one pass over x per
 // chunk of points on the FMA units, eta and D kept in local memory.
 
@@ -33,12 +35,35 @@ inline const char* glm_batch_rows_source = R"(
  * offset      the data's n offsets (row0 + r), read only when OFFSET is 1
  * params      alpha (P values), then sigma|phi (P values) where the family
  *             has one
+ * GROUPS 1: a multilevel model's Z b_j is gathered into each row's linear
+ * predictor (glm/group_terms_cl.hpp): for term t (of n_terms) the row's
+ * entry of b_j is z_index[t * n + i] (q values per point in b), the term's
+ * p columns start at column meta[5t + 1] of z (n rows each), p = meta[5t].
  * Local size BATCH_WG (a power of two); global (groups * BATCH_WG, P).
  */
+#if GROUPS
+double group_eta(int i, int j, __global const double* z_index, __global const double* z,
+                 __global const double* meta, __global const double* b, int n_terms, int n,
+                 int q) {
+  double s = 0.0;
+  for (int t = 0; t < n_terms; ++t) {
+    const int p = (int)meta[5 * t], c0 = (int)meta[5 * t + 1];
+    __global const double* bl = b + (long)j * q + (long)z_index[(long)t * n + i];
+    for (int c = 0; c < p; ++c) s += z[(long)(c0 + c) * n + i] * bl[c];
+  }
+  return s;
+}
+#define GROUP_ETA(i, j) group_eta(i, j, z_index, z, meta, b, n_terms, n, q)
+#else
+#define GROUP_ETA(i, j) 0.0
+#endif
+
 __kernel __attribute__((reqd_work_group_size(BATCH_WG, 1, 1)))
 void glm_batch_rows(__global double* partials, __global double* eta_d,
                     __global const double* y, __global const double* offset,
-                    __global const double* params,
+                    __global const double* params, __global const double* z_index,
+                    __global const double* z, __global const double* meta,
+                    __global const double* b, int n_terms, int n, int q,
                     int row0, int m, int ld, int n_points, int gradient, int propto,
                     int accumulate) {
   __local double red[3 * BATCH_WG];
@@ -52,8 +77,8 @@ void glm_batch_rows(__global double* partials, __global double* eta_d,
   double lp = 0.0, da = 0.0, dx = 0.0;
   for (int r = g * BATCH_WG + lid; r < m; r += step) {
     double d, d_ex;
-    lp += scalar_row(y[row0 + r], col[r] + al + ROW_OFFSET(offset, row0 + r), ex, propto, &d,
-                     &d_ex);
+    lp += scalar_row(y[row0 + r], col[r] + al + ROW_OFFSET(offset, row0 + r) +
+                     GROUP_ETA(row0 + r, j), ex, propto, &d, &d_ex);
     da += d;
     dx += d_ex;
     if (gradient) col[r] = d;
@@ -78,11 +103,58 @@ void glm_batch_rows(__global double* partials, __global double* eta_d,
 }
 )";
 
-/** Options: FAMILY (glm::family, a scalar family), OFFSET (0 or 1), BATCH_WG. */
-inline kernel_cl<in_out_buffer, in_out_buffer, in_buffer, in_buffer, in_buffer, int, int, int,
-                 int, int, int, int>
+/** Options: FAMILY (glm::family, a scalar family), OFFSET (0 or 1), BATCH_WG,
+ *  GROUPS (0 or 1). */
+inline kernel_cl<in_out_buffer, in_out_buffer, in_buffer, in_buffer, in_buffer, in_buffer,
+                 in_buffer, in_buffer, in_buffer, int, int, int, int, int, int, int, int, int,
+                 int>
     glm_batch_rows("glm_batch_rows", glm_program<&glm_batch_rows_source>(),
-                   {{"FAMILY", 1}, {"OFFSET", 0}, {"BATCH_WG", 256}});
+                   {{"FAMILY", 1}, {"OFFSET", 0}, {"BATCH_WG", 256}, {"GROUPS", 0}});
+
+inline const char* glm_group_gradient_source = R"(
+/**
+ * The gradient of a multilevel model's log density in b: for every level of
+ * every term and every point j, the sum over the level's rows of z_c[i]
+ * times D[i, j] (d lp / d eta, the n x P block eta_d with leading dimension
+ * ld, as glm_batch_rows leaves it). The rows of level l of term t are
+ * order[t * n + start[meta[5t + 4] + l] ..] up to the next start; the
+ * term's entries of b begin at meta[5t + 2], p = meta[5t] per level, its
+ * columns of z at meta[5t + 1]; meta[5t + 3] is its number of levels.
+ * Item (u, j): level u of all terms' levels, point j. Global
+ * (>= n_levels, P).
+ */
+__kernel void glm_group_gradient(__global double* d_b, __global const double* eta_d,
+                                 __global const double* z, __global const double* meta,
+                                 __global const double* order,
+                                 __global const double* start, int n_terms, int n, int q,
+                                 int ld, int n_levels) {
+  int u = get_global_id(0);
+  const int j = get_global_id(1);
+  if (u >= n_levels) return;
+  int t = 0;
+  while (u >= (int)meta[5 * t + 3]) u -= (int)meta[5 * t + 3], ++t;
+  const int p = (int)meta[5 * t], c0 = (int)meta[5 * t + 1];
+  const int s0 = (int)meta[5 * t + 4] + u;
+  const int from = (int)start[s0], to = (int)start[s0 + 1];
+  __global const double* rows = order + (long)t * n;
+  __global const double* dj = eta_d + (long)j * ld;
+  __global double* out = d_b + (long)j * q + (long)meta[5 * t + 2] + (long)p * u;
+  for (int c = 0; c < p; ++c) {
+    __global const double* zc = z + (long)(c0 + c) * n;
+    double s = 0.0;
+    for (int e = from; e < to; ++e) {
+      const int i = (int)rows[e];
+      s += zc[i] * dj[i];
+    }
+    out[c] = s;
+  }
+}
+)";
+
+/** No options. */
+inline kernel_cl<out_buffer, in_buffer, in_buffer, in_buffer, in_buffer, in_buffer, int, int,
+                 int, int, int>
+    glm_group_gradient("glm_group_gradient", glm_group_gradient_source, {});
 
 inline const char* glm_batch_fused_source = R"(
 #define DS (TR + 1)

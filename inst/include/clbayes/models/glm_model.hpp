@@ -2,11 +2,13 @@
 #define CLBAYES_MODELS_GLM_MODEL_HPP
 
 // The posterior of a GLM: the likelihood of Stan's *_glm_lpmf with one
-// independent prior per parameter (priors.hpp). A point (one row of the
-// batch) lays the parameters out as
+// independent prior per parameter (priors.hpp), and for a multilevel model
+// group-level terms Z b in the linear predictor (group_effects.hpp). A point
+// (one row of the batch) lays the parameters out as
 //   [alpha (1, none without an intercept, C for categorical_logit, none for
 //    ordered_logistic), beta (k, or k x C column-major), sigma | phi |
-//    cuts (K - 1)].
+//    cuts (K - 1), the group-level block (z, then each term's covariance
+//    parameters; multilevel models of the four scalar families only)].
 // Outside the support (sigma or phi <= 0, cuts not increasing, a value not
 // finite) the log density is -Inf. The four families with one linear
 // predictor evaluate the whole batch in one glm_lp_batch call, one pass
@@ -17,6 +19,7 @@
 #include <clbayes/glm/glm_batch.hpp>
 #include <clbayes/glm/glm_lp.hpp>
 #include <clbayes/mcmc/evaluator.hpp>
+#include <clbayes/models/group_effects.hpp>
 #include <clbayes/models/priors.hpp>
 
 #include <cmath>
@@ -34,10 +37,12 @@ class glm_evaluator : public mcmc::fused_gradient_evaluator {
    *  (families with one linear predictor; alpha = 0 otherwise;
    *  categorical_logit always has its C intercepts). `priors`
    *  has one prior per parameter. `data` is borrowed and must outlive the
-   *  evaluator. */
+   *  evaluator, as must the arrays `groups` points to. */
   glm_evaluator(const glm::glm_data& data, glm::family fam, int n_categories,
-                bool has_intercept, prior_set priors, bool use_device)
-      : data_(data), fam_(fam), priors_(std::move(priors)), use_device_(use_device) {
+                bool has_intercept, prior_set priors, bool use_device,
+                group_effects groups = {})
+      : data_(data), fam_(fam), priors_(std::move(priors)), use_device_(use_device),
+        groups_(std::move(groups)) {
     const bool cat = fam == glm::family::categorical_logit;
     const bool ord = fam == glm::family::ordered_logistic;
     if ((cat || ord) && n_categories < 2)
@@ -46,6 +51,10 @@ class glm_evaluator : public mcmc::fused_gradient_evaluator {
     n_alpha_ = cat ? n_categories : ((ord || !has_intercept) ? 0 : 1);
     const std::string extra = glm::extra_name(fam);
     n_extra_ = extra == "cuts" ? n_categories - 1 : (extra.empty() ? 0 : 1);
+    if (!groups_.empty() && !glm::has_batched_form(fam))
+      throw invalid_argument("family", "has no multilevel form: group-level terms are for "
+                                       "the gaussian, binomial, poisson and negative "
+                                       "binomial families");
     if (priors_.size() != dim())
       throw invalid_argument("prior", "must give one prior per parameter (" +
                                           std::to_string(dim()) + "), not " +
@@ -53,7 +62,24 @@ class glm_evaluator : public mcmc::fused_gradient_evaluator {
   }
 
   /** Parameters per point. */
-  int dim() const { return n_alpha_ + data_.k * n_eta_ + n_extra_; }
+  int dim() const { return first_group() + groups_.dim(); }
+
+  /** b and each term's Sigma (lower triangles) at each row of `points`:
+   *  the multilevel model's reported quantities (rstanarm's b[...] and
+   *  Sigma[...]). */
+  Eigen::MatrixXd group_quantities(const Eigen::MatrixXd& points) const {
+    const int q = groups_.size();
+    Eigen::MatrixXd out(points.rows(), q + groups_.n_covariances());
+    Eigen::VectorXd theta, row(out.cols());
+    for (Eigen::Index r = 0; r < points.rows(); ++r) {
+      theta = points.row(r).transpose();
+      const double* block = theta.data() + first_group();
+      groups_.effects(block, sigma_of(theta.data()), row.data());
+      groups_.covariances(block, sigma_of(theta.data()), row.data() + q);
+      out.row(r) = row.transpose();
+    }
+    return out;
+  }
 
  private:
   void evaluate(const Eigen::MatrixXd& points, Eigen::VectorXd& out,
@@ -84,8 +110,19 @@ class glm_evaluator : public mcmc::fused_gradient_evaluator {
       }
   }
 
+  // The first parameter of the group-level block; the residual sd that
+  // scales a gaussian model's group covariances (1 for other families).
+  int first_group() const { return n_alpha_ + data_.k * n_eta_ + n_extra_; }
+  double sigma_of(const double* theta) const {
+    return fam_ == glm::family::normal_id ? theta[n_alpha_ + data_.k] : 1.0;
+  }
+
   bool in_support(const Eigen::Ref<const Eigen::RowVectorXd>& theta) const {
     if (!theta.allFinite()) return false;
+    if (!groups_.empty()) {
+      const Eigen::RowVectorXd t = theta;
+      if (!groups_.in_support(t.data() + first_group())) return false;
+    }
     const int first = n_alpha_ + data_.k * n_eta_;
     if (fam_ == glm::family::ordered_logistic) {
       for (int c = 1; c < n_extra_; ++c)
@@ -116,18 +153,38 @@ class glm_evaluator : public mcmc::fused_gradient_evaluator {
     p.alpha = alpha.data();
     p.beta = beta.data();
     p.extra = n_extra_ == 1 ? extra.data() : nullptr;
+    // The group-level effects of each point, and its block of parameters.
+    const bool gaussian = fam_ == glm::family::normal_id;
+    Eigen::MatrixXd b(groups_.size(), P), block(groups_.dim(), P);
+    if (!groups_.empty()) {
+      for (int j = 0; j < P; ++j) {
+        block.col(j) = points.row(inside[j]).segment(first_group(), groups_.dim()).transpose();
+        groups_.effects(block.col(j).data(), gaussian ? extra[j] : 1.0, b.col(j).data());
+      }
+      p.groups = &groups_.terms();
+      p.b = b.data();
+    }
     // Without predictors (k = 0) there is no x to read: the host does it.
     const glm::glm_batch_result res =
         glm::glm_lp_batch(data_, p, grad != nullptr, true, use_device_ && k > 0);
+    Eigen::VectorXd d_block(groups_.dim());
     for (int j = 0; j < P; ++j) {
       const Eigen::Index r = inside[j];
       out[r] += res.value[j];
       if (grad == nullptr) continue;
       if (n_alpha_ == 1) (*grad)(r, 0) += res.d_alpha[j];
       grad->row(r).segment(n_alpha_, k) += res.d_beta.col(j).transpose();
-      if (n_extra_ == 1) (*grad)(r, n_alpha_ + k) += res.d_extra[j];
+      double d_extra = n_extra_ == 1 ? res.d_extra[j] : 0.0;
+      if (!groups_.empty()) {
+        d_block.setZero();
+        groups_.chain_rule(block.col(j).data(), gaussian ? extra[j] : 1.0, res.d_b.col(j).data(),
+                           d_block.data(), gaussian ? &d_extra : nullptr);
+        grad->row(r).segment(first_group(), groups_.dim()) += d_block.transpose();
+      }
+      if (n_extra_ == 1) (*grad)(r, n_alpha_ + k) += d_extra;
     }
   }
+
 
   // One point of a family without a batched form.
   void add_one_likelihood(const Eigen::MatrixXd& points, Eigen::Index r, Eigen::VectorXd& out,
@@ -154,6 +211,7 @@ class glm_evaluator : public mcmc::fused_gradient_evaluator {
   glm::family fam_;
   prior_set priors_;
   bool use_device_;
+  group_effects groups_;
   int n_alpha_ = 0;
   int n_eta_ = 1;
   int n_extra_ = 0;

@@ -6,7 +6,9 @@
 // (one point per row) column by column. The distributions are rstanarm's:
 // normal(location, scale), student_t(df, location, scale) (a Cauchy is a
 // Student-t with df = 1), exponential(rate) (stored as its scale 1 / rate),
-// and flat (no term). A prior on a positive parameter (sigma, phi) is the
+// and flat (no term); and, for the covariance parameters of multilevel
+// models (group_covariance.hpp), gamma(shape, scale) and beta(shape,
+// shape2). A prior on a positive parameter (sigma, phi) is the
 // half (truncated at zero) distribution: the truncation changes the density
 // by a constant, and the model gives -Inf at values <= 0, so the same
 // formulas serve. Densities keep their normalising constants.
@@ -21,14 +23,19 @@
 namespace clbayes {
 namespace models {
 
-enum class prior_family { flat = 0, normal = 1, student_t = 2, exponential = 3 };
+enum class prior_family { flat = 0, normal = 1, student_t = 2, exponential = 3, gamma = 4,
+                          beta = 5 };
 
-/** The prior of one parameter. `location` is unused by exponential. */
+/** The prior of one parameter. `location` is unused by exponential, gamma
+ *  and beta; `shape` is gamma's and beta's first shape, `shape2` beta's
+ *  second (beta ignores `scale`). */
 struct scalar_prior {
   prior_family fam = prior_family::flat;
   double df = 1;
   double location = 0;
   double scale = 1;
+  double shape = 1;
+  double shape2 = 1;
 };
 
 /** Throws invalid_argument naming `arg` unless the prior's numbers are
@@ -40,6 +47,9 @@ inline void check_prior(const scalar_prior& p, const std::string& arg) {
   if (!std::isfinite(p.location)) throw invalid_argument(arg, "must have a finite location");
   if (p.fam == prior_family::student_t && (!(p.df > 0) || !std::isfinite(p.df)))
     throw invalid_argument(arg, "must have positive, finite degrees of freedom");
+  if ((p.fam == prior_family::gamma || p.fam == prior_family::beta) &&
+      (!(p.shape > 0) || !std::isfinite(p.shape) || !(p.shape2 > 0) || !std::isfinite(p.shape2)))
+    throw invalid_argument(arg, "must have positive, finite shapes");
 }
 
 /** Log density of `v` under `p` (v > 0 is the model's business for
@@ -63,6 +73,14 @@ inline double prior_lpdf(const scalar_prior& p, double v, double& grad) {
     case prior_family::exponential:
       grad = -1 / p.scale;
       return -std::log(p.scale) - v / p.scale;
+    case prior_family::gamma:
+      grad = (p.shape - 1) / v - 1 / p.scale;
+      return (p.shape - 1) * std::log(v) - v / p.scale - std::lgamma(p.shape) -
+             p.shape * std::log(p.scale);
+    case prior_family::beta:
+      grad = (p.shape - 1) / v - (p.shape2 - 1) / (1 - v);
+      return (p.shape - 1) * std::log(v) + (p.shape2 - 1) * std::log1p(-v) +
+             std::lgamma(p.shape + p.shape2) - std::lgamma(p.shape) - std::lgamma(p.shape2);
     default:
       grad = 0;
       return 0;
