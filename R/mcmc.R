@@ -6,8 +6,12 @@
 
 # A whole number >= lower, as an integer, or an error naming `arg`.
 check_count <- function(x, arg, lower = 0) {
+  if (is.numeric(x) && length(x) == 1L && is.finite(x) && x > .Machine$integer.max) {
+    stop(sprintf("`%s` must be at most %d, not %.3g", arg, .Machine$integer.max, x),
+         call. = FALSE)
+  }
   if (!is.numeric(x) || length(x) != 1L || !is.finite(x) || x != floor(x) ||
-      x < lower || x > .Machine$integer.max) {
+      x < lower) {
     stop(sprintf("`%s` must be a whole number of at least %d", arg, lower),
          call. = FALSE)
   }
