@@ -222,8 +222,14 @@ merge_group_results <- function(results, index) {
 # top-level functions they name (treated the same way), so that it carries
 # them, as future's globals detection does for the expression of a future.
 # A function that finds nothing in the global environment, and a package's
-# function, are returned as they are.
+# function, are returned as they are; so is one whose enclosures cannot be
+# read (a promise there that fails when forced): future then sends it as
+# it is.
 carry_globals <- function(f) {
+  tryCatch(carry_globals_of(f), error = function(e) f)
+}
+
+carry_globals_of <- function(f) {
   if (!is.function(f) || is.primitive(f)) return(f)
   chain <- enclosures(environment(f))
   if (is.null(chain)) return(f)
@@ -250,7 +256,7 @@ carry_globals <- function(f) {
         environment(obj) <- home
         todo <- c(todo, list(list(fn = obj, local = FALSE)))
       } else if (is.function(obj)) {
-        obj <- carry_globals(obj)
+        obj <- carry_globals_of(obj)
       }
       assign(nm, obj, envir = home)
     }

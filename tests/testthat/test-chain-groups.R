@@ -157,13 +157,15 @@ test_that("a closure made at the top level carries the global variables it reads
     cl_f <- local(function(x) -0.5 * rowSums((x - cl_mu)^2))
   }), g)
   on.exit(rm(list = c("cl_mu", "cl_f"), envir = g), add = TRUE)
+  home <- environment(get("cl_f", envir = g))
   fit <- suppressWarnings(slice_sample_mv(get("cl_f", envir = g), c(3, 3), n_iter = 200,
                                           warmup = 50, chains = 4, chain_groups = 2,
                                           seed = 1))
   expect_lt(abs(mean(as.array(fit)) - 3), 0.3)  # the mean travelled with the closure
   # carrying copies the closure's enclosure; the user's function is untouched
-  expect_identical(environment(get("cl_f", envir = g)), environment(get("cl_f", envir = g)))
+  expect_identical(environment(get("cl_f", envir = g)), home)
   f2 <- clbayes:::carry_globals(get("cl_f", envir = g))
+  expect_false(identical(environment(f2), home))
   expect_equal(get("cl_mu", envir = parent.env(environment(f2))), 3)
   expect_false(exists("cl_mu", envir = environment(get("cl_f", envir = g)), inherits = FALSE))
   # a closure that finds its variables in its own enclosure is left as it is
