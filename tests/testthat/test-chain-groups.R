@@ -146,11 +146,22 @@ test_that("the first failing group's error arrives within a second; the others s
   expect_lt(last_call - t_error, 1)
 })
 
-test_that("a closure made at the top level carries the global variables it reads", {
+test_that("top-level densities and closures carry the global variables they read", {
   skip_if_not_installed("future")
   old <- future::plan(future::multisession, workers = 2)
   on.exit(future::plan(old), add = TRUE)
   g <- globalenv()
+  assign("cg_scale", 2, envir = g)
+  # Defined as at the top level of a script: their environment is the global one.
+  assign("cg_square", eval(quote(function(x) x^2), g), envir = g)
+  assign("cg_density", eval(quote(function(x) -0.5 * rowSums(cg_square(x / cg_scale))), g),
+         envir = g)
+  on.exit(rm(list = c("cg_scale", "cg_square", "cg_density"), envir = g), add = TRUE)
+  fit <- suppressWarnings(slice_sample_mv(get("cg_density", envir = g), init = c(0, 0),
+                                          n_iter = 200, warmup = 100, chains = 4,
+                                          chain_groups = 2, seed = 3))
+  expect_equal(dim(as.array(fit)), c(200L, 4L, 2L))
+  expect_lt(abs(sd(as.array(fit)) - 2), 0.3)  # the scale travelled with the density
   # As in a script: `cl_mu <- 3; f <- local(function(x) ...)` at the top level.
   eval(quote({
     cl_mu <- 3
@@ -174,24 +185,6 @@ test_that("a closure made at the top level carries the global variables it reads
     function(x) x - m
   })
   expect_identical(clbayes:::carry_globals(own), own)
-})
-
-test_that("a top-level density carries its variables to the workers", {
-  skip_if_not_installed("future")
-  old <- future::plan(future::multisession, workers = 2)
-  on.exit(future::plan(old), add = TRUE)
-  g <- globalenv()
-  assign("cg_scale", 2, envir = g)
-  # Defined as at the top level of a script: their environment is the global one.
-  assign("cg_square", eval(quote(function(x) x^2), g), envir = g)
-  assign("cg_density", eval(quote(function(x) -0.5 * rowSums(cg_square(x / cg_scale))), g),
-         envir = g)
-  on.exit(rm(list = c("cg_scale", "cg_square", "cg_density"), envir = g), add = TRUE)
-  fit <- suppressWarnings(slice_sample_mv(get("cg_density", envir = g), init = c(0, 0),
-                                          n_iter = 200, warmup = 100, chains = 4,
-                                          chain_groups = 2, seed = 3))
-  expect_equal(dim(as.array(fit)), c(200L, 4L, 2L))
-  expect_lt(abs(sd(as.array(fit)) - 2), 0.3)  # the scale travelled with the density
 })
 
 test_that("Ctrl-C stops a run of groups and the workers computing it", {
