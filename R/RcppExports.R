@@ -145,6 +145,10 @@
     .Call(`_clbayes_cpp_hmc_result`, ptr)
 }
 
+.cpp_hmc_memory <- function(chains, dim, warmup, n_iter) {
+    .Call(`_clbayes_cpp_hmc_memory`, chains, dim, warmup, n_iter)
+}
+
 .cpp_tri_inv <- function(L, lower, device) {
     .Call(`_clbayes_cpp_tri_inv`, L, lower, device)
 }
@@ -215,6 +219,10 @@
 
 .cpp_slice_memory <- function(chains, dim, method, n_proposals, warmup, warmup_extend, n_iter) {
     .Call(`_clbayes_cpp_slice_memory`, chains, dim, method, n_proposals, warmup, warmup_extend, n_iter)
+}
+
+.cpp_test_rng_stream <- function(seed, stream, n, reference) {
+    .Call(`_clbayes_cpp_test_rng_stream`, seed, stream, n, reference)
 }
 
 .cpp_zeros <- function(rows, cols) {

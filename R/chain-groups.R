@@ -68,17 +68,19 @@ chain_group_run <- function(run_group, group, chains, device, progress = NULL) {
 # other (the draws are the same either way). `run_group(group, chains,
 # progress)` returns the C++ result list of that group's run; `progress`
 # is NULL (one group: the run shows its own bar) or, in a future, a
-# function of the number of iterations just done (group_ticker()). A
-# failing group stops the call with an error naming the group; an
-# interrupt stops it too. Either way the groups still running are asked to
-# stop (stop_groups()) before the call returns.
+# function of the number of iterations just done (group_ticker()). The
+# futures are polled with future::resolved(), so the first group to fail
+# stops the call at once (an error naming the group, when there are
+# several) whichever group it is; an interrupt stops it too. Either way the
+# groups still running are asked to stop (stop_groups()) before the call
+# returns.
 run_chain_groups <- function(index, run_group, devices = list(), steps = 0) {
   n <- length(index)
   device_of <- function(g) if (length(devices)) devices[[(g - 1L) %% length(devices) + 1L]]
   if (n == 1L || !requireNamespace("future", quietly = TRUE)) {
     return(lapply(seq_len(n), function(g) {
       tryCatch(chain_group_run(run_group, g, index[[g]], device_of(g)),
-               error = function(e) stop_group(g, e))
+               error = function(e) stop_group(g, e, n))
     }))
   }
   bar <- NULL
@@ -88,8 +90,21 @@ run_chain_groups <- function(index, run_group, devices = list(), steps = 0) {
   stop_file <- tempfile("clbayes-stop-")
   progress <- group_ticker(bar, stop_file)
   futures <- list()
+  out <- vector("list", n)
+  pending <- integer()
   finished <- FALSE
   on.exit(if (!finished) stop_groups(futures, stop_file), add = TRUE)
+  # The values of the pending groups that have finished; the first error
+  # stops the call (on.exit() then stops the others).
+  collect <- function() {
+    done <- pending[vapply(futures[pending], future::resolved, logical(1))]
+    for (g in done) {
+      out[[g]] <<- tryCatch(future::value(futures[[g]]),
+                            error = function(e) stop_group(g, e, n))
+    }
+    pending <<- setdiff(pending, done)
+    length(done) > 0L
+  }
   for (g in seq_len(n)) {
     chains <- index[[g]]
     device <- device_of(g)
@@ -100,10 +115,10 @@ run_chain_groups <- function(index, run_group, devices = list(), steps = 0) {
       # The draws come from the sampler's own streams, never from R's
       # generator, so future's check of R's random seed is left off.
       packages = "clbayes", seed = NULL, label = sprintf("clbayes chain group %d", g))
+    pending <- c(pending, g)
+    collect()
   }
-  out <- lapply(seq_len(n), function(g) {
-    tryCatch(future::value(futures[[g]]), error = function(e) stop_group(g, e))
-  })
+  while (length(pending)) if (!collect()) Sys.sleep(0.02)
   finished <- TRUE
   out
 }
@@ -124,27 +139,33 @@ group_ticker <- function(bar, stop_file) {
 # Asks the groups still running to stop and waits (at most `wait` seconds)
 # for them, so that no worker goes on computing a run that was given up
 # and the plan's next future finds its workers free. The request is the
-# file `stop_file`, which a group sees after its current piece of
-# iterations (about 1% of the run): workers on this machine see it;
-# workers on other machines or in batch jobs without this file system do
-# not, and run to their end. future (as of 1.31) has no way to cancel a
-# future; this needs none.
-stop_groups <- function(futures, stop_file, wait = 60) {
+# file `stop_file`, which a group reads after every piece of its run
+# (run_sampler_loop() keeps pieces to about 0.1 s): workers on this machine
+# see it; workers on other machines or in batch jobs without this file
+# system do not, and run to their end. A group still running after `wait`
+# is left to see the file later (it is removed only once every group has
+# stopped, else with the session's temporary directory). future (as of
+# 1.31) has no way to cancel a future; this needs none.
+stop_groups <- function(futures, stop_file, wait = 0.5) {
   file.create(stop_file)
-  on.exit(unlink(stop_file), add = TRUE)
   deadline <- Sys.time() + wait
-  pending <- futures
-  while (length(pending) && Sys.time() < deadline) {
+  pending <- Filter(Negate(is.null), futures)
+  repeat {
     done <- vapply(pending, function(f) tryCatch(future::resolved(f), error = function(e) TRUE),
                    logical(1))
     for (f in pending[done]) try(future::value(f), silent = TRUE)
     pending <- pending[!done]
-    if (length(pending)) Sys.sleep(0.05)
+    if (!length(pending) || Sys.time() >= deadline) break
+    Sys.sleep(0.02)
   }
+  if (!length(pending)) unlink(stop_file)
 }
 
-stop_group <- function(g, e) {
+# The error of group `g` (of `n`): its message, after the group's number
+# when there are several.
+stop_group <- function(g, e, n = 2L) {
   if (inherits(e, "interrupt")) stop(e)
+  if (n == 1L) stop(conditionMessage(e), call. = FALSE)
   stop(sprintf("chain group %d failed: %s", g, conditionMessage(e)), call. = FALSE)
 }
 
@@ -192,29 +213,91 @@ merge_group_results <- function(results, index) {
   res
 }
 
-# An R function defined at the top level finds its free variables in the
-# global environment, which does not travel to a future's worker. With
-# chain groups, such a function (and the top-level functions it calls) gets
-# an environment of its own holding those variables, so it carries them.
+# A function finds some of its free variables in the global environment,
+# which never travels to a future's worker: a function defined at the top
+# level, or a closure made there (e.g. by local()) that reads a variable of
+# the global environment. With chain groups, such a function gets a copy
+# of its enclosing environments (those between it and the global one),
+# re-rooted on a new environment that holds those variables and the
+# top-level functions they name (treated the same way), so that it carries
+# them, as future's globals detection does for the expression of a future.
+# A function that finds nothing in the global environment, and a package's
+# function, are returned as they are; so is one whose enclosures cannot be
+# read (a promise there that fails when forced): future then sends it as
+# it is.
 carry_globals <- function(f) {
-  top <- function(x) is.function(x) && identical(environment(x), globalenv())
-  if (!top(f)) return(f)
+  tryCatch(carry_globals_of(f), error = function(e) f)
+}
+
+carry_globals_of <- function(f) {
+  if (!is.function(f) || is.primitive(f)) return(f)
+  chain <- enclosures(environment(f))
+  if (is.null(chain)) return(f)
+  in_chain <- function(nm) {
+    any(vapply(chain, function(e) exists(nm, envir = e, inherits = FALSE), logical(1)))
+  }
+  of_chain <- function(fn) {
+    is.function(fn) && !is.primitive(fn) &&
+      any(vapply(chain, identical, logical(1), environment(fn)))
+  }
   home <- new.env(parent = globalenv())
-  todo <- list(f)
+  # Functions whose free variables are looked up: f and the closures of its
+  # enclosures (through them first), then carried top-level functions.
+  local_fns <- Filter(of_chain, do.call(c, lapply(chain, as.list, all.names = TRUE)))
+  todo <- lapply(c(list(f), local_fns), function(fn) list(fn = fn, local = TRUE))
   while (length(todo)) {
-    fn <- todo[[1L]]
+    item <- todo[[1L]]
     todo <- todo[-1L]
-    for (nm in codetools::findGlobals(fn, merge = TRUE)) {
-      if (exists(nm, envir = home, inherits = FALSE) ||
+    for (nm in codetools::findGlobals(item$fn, merge = TRUE)) {
+      if (exists(nm, envir = home, inherits = FALSE) || (item$local && in_chain(nm)) ||
           !exists(nm, envir = globalenv(), inherits = FALSE)) next
       obj <- get(nm, envir = globalenv())
-      if (top(obj)) {
+      if (is.function(obj) && identical(environment(obj), globalenv())) {
         environment(obj) <- home
-        todo <- c(todo, list(obj))
+        todo <- c(todo, list(list(fn = obj, local = FALSE)))
+      } else if (is.function(obj)) {
+        obj <- carry_globals_of(obj)
       }
       assign(nm, obj, envir = home)
     }
   }
-  environment(f) <- home
+  if (!length(chain)) {
+    environment(f) <- home
+    return(f)
+  }
+  if (!length(ls(home, all.names = TRUE))) return(f)
+  copies <- vector("list", length(chain))
+  parent <- home
+  for (i in rev(seq_along(chain))) {
+    copies[[i]] <- list2env(as.list(chain[[i]], all.names = TRUE), parent = parent)
+    parent <- copies[[i]]
+  }
+  # Closures made in the enclosures now live in (and look through) the copies.
+  for (copy in copies) {
+    for (nm in ls(copy, all.names = TRUE)) {
+      obj <- get(nm, envir = copy, inherits = FALSE)
+      if (!of_chain(obj)) next
+      environment(obj) <- copies[[which(vapply(chain, identical, logical(1),
+                                               environment(obj)))[1L]]]
+      assign(nm, obj, envir = copy)
+    }
+  }
+  environment(f) <- copies[[1L]]
   f
+}
+
+# The environments from `env` up to the global environment (not included),
+# or NULL when `env` does not lie under it by way of environments that
+# travel with a function (a package's namespace, the base environment).
+enclosures <- function(env) {
+  chain <- list()
+  while (!identical(env, globalenv())) {
+    if (identical(env, emptyenv()) || isNamespace(env) || identical(env, baseenv()) ||
+        identical(env, .BaseNamespaceEnv)) {
+      return(NULL)
+    }
+    chain <- c(chain, env)
+    env <- parent.env(env)
+  }
+  chain
 }

@@ -47,7 +47,12 @@
 #' one row per row of `points` and one column per variable: d log f / d x
 #' on the variables' own scale. On the first call it is compared with
 #' central finite differences of `log_density` at the initial points; a
-#' mismatch is an error naming `gradient`. Variables with `lower` or
+#' mismatch is an error naming `gradient`, and so is a gradient that is NaN
+#' or infinite at an initial point where the log density is finite (the
+#' message gives the point and the variable). Later in the run such a
+#' gradient ends that chain's trajectory as a divergence: the points are
+#' counted (`n_bad_gradient` in the fit) and a warning names `gradient`.
+#' Variables with `lower` or
 #' `upper` bounds are sampled on an unconstrained scale (as in
 #' [slice_sample_mv()]); the chain rule and the gradient of the log-Jacobian
 #' are applied by the sampler, so `gradient` stays on the variables' scale.
@@ -117,11 +122,13 @@
 #'   included), `n_leapfrog` (leapfrog steps per chain, each one batched
 #'   call; `n_leapfrog_warmup` of them in warmup), `n_divergent` (divergent
 #'   transitions after warmup, per chain), `n_divergent_warmup`,
-#'   `step_size` and `trajectory_length` (on the metric's coordinates),
-#'   `accept_rate` (mean acceptance probability after warmup), `center` and
-#'   `scale` (the metric: `u = center + scale * z`, with `scale` the vector
-#'   of S's diagonal for a diagonal metric, or `u = center + scale %*% z`
-#'   with the lower-triangular S of a dense metric).
+#'   `n_bad_gradient` (points where the gradient was NaN or infinite at a
+#'   finite log density, warmup included), `step_size` and
+#'   `trajectory_length` (on the metric's coordinates), `accept_rate` (mean
+#'   acceptance probability after warmup), `center` and `scale` (the metric:
+#'   `u = center + scale * z`, with `scale` the vector of S's diagonal for a
+#'   diagonal metric, or `u = center + scale %*% z` with the
+#'   lower-triangular S of a dense metric).
 #' @examples
 #' # a bivariate normal with correlation 0.9, vectorised over rows
 #' prec <- solve(matrix(c(1, 0.9, 0.9, 1), 2))
@@ -148,6 +155,9 @@ hmc_sample_mv <- function(log_density, init = NULL, gradient = NULL, n_iter = 10
     stop("`adapt_delta` must be a number strictly between 0 and 1", call. = FALSE)
   }
   init <- init %||% model_init(log_density)
+  check_memory(.cpp_hmc_memory(chains, if (is.matrix(init)) ncol(init) else length(init),
+                               warmup, n_iter),
+               chains, warmup + n_iter, "`warmup` + `n_iter`")
   init_radius <- if (is.matrix(init)) 0 else 0.1
   init <- check_init(init, chains)
   seed <- check_seed(seed)
@@ -214,15 +224,20 @@ hmc_gradient <- function(log_density, gradient, tg, init, ...) {
   shift <- init[1L, ] + 0.1 * (-1)^seq_len(ncol(init)) * pmax(1, abs(init[1L, ]))
   inside <- shift > tg$lower & shift < tg$upper
   shift[!inside] <- init[1L, !inside]
-  check_gradient_fd(tg$target, grad, rbind(init, shift), tg$lower, tg$upper)
+  check_gradient_fd(tg$target, grad, rbind(init, shift), tg$lower, tg$upper, tg$vars)
   grad
 }
 
 # What the user's gradient returned, checked: a rows x dim numeric matrix.
+# Its values may be NaN or infinite here (the sampler treats those steps
+# as divergent); at the initial points check_gradient_fd() refuses them.
 check_gradient_value <- function(val, points) {
   if (!is.numeric(val) || !is.matrix(val) || !identical(dim(val), dim(points))) {
-    got <- if (is.matrix(val)) paste(dim(val), collapse = " x ") else
+    got <- if (is.matrix(val)) {
+      sprintf("a %s matrix (%s)", typeof(val), paste(dim(val), collapse = " x "))
+    } else {
       sprintf("%s of length %d", class(val)[1L], length(val))
+    }
     stop(sprintf(paste0("`gradient` must return a numeric matrix with one row per ",
                         "point and one column per variable (%d x %d), not %s"),
                  nrow(points), ncol(points), got), call. = FALSE)
@@ -234,13 +249,25 @@ check_gradient_value <- function(val, points) {
 # `grad` against central differences of `target` at the distinct rows of
 # `points`, with steps that stay inside the bounds. The tolerance allows
 # the differences' truncation (relative 1e-4) and rounding (the value's
-# size times 1e-8 over the step) errors.
-check_gradient_fd <- function(target, grad, points, lower, upper) {
+# size times 1e-8 over the step) errors. A gradient that is NaN or infinite
+# where the density is finite is an error naming the point and `vars`' one.
+check_gradient_fd <- function(target, grad, points, lower, upper,
+                              vars = paste0("x[", seq_len(ncol(points)), "]")) {
   x <- unique(points)
   r <- nrow(x)
   k <- ncol(x)
   f0 <- target(x)
   g <- grad(x)
+  bad <- which(!is.finite(g) & is.finite(f0), arr.ind = TRUE)
+  if (nrow(bad)) {
+    i <- bad[1L, 1L]
+    j <- bad[1L, 2L]
+    stop(sprintf(paste0("`gradient` returned %s for variable %s at the initial ",
+                        "point (%s), where `log_density` is finite (%.6g): it must ",
+                        "be finite there"),
+                 format(g[i, j]), vars[j], paste(signif(x[i, ], 6), collapse = ", "),
+                 f0[i] + 0), call. = FALSE)
+  }
   room <- pmin(sweep(x, 2L, lower), sweep(-x, 2L, -upper))
   h <- pmin(1e-5 * pmax(abs(x), 1), 0.5 * room)
   shifted <- function(sign) {
@@ -257,9 +284,9 @@ check_gradient_fd <- function(target, grad, points, lower, upper) {
   if (!all(ok)) {
     bad <- which(!ok, arr.ind = TRUE)[1L, ]
     stop(sprintf(paste0("`gradient` disagrees with central finite differences of ",
-                        "`log_density` at the initial points: variable %d of point %d ",
+                        "`log_density` at the initial points: variable %s of point %d ",
                         "has %.6g against %.6g"),
-                 bad[[2L]], bad[[1L]], g[bad[[1L]], bad[[2L]]], fd[bad[[1L]], bad[[2L]]]),
+                 vars[bad[[2L]]], bad[[1L]], g[bad[[1L]], bad[[2L]]], fd[bad[[1L]], bad[[2L]]]),
          call. = FALSE)
   }
   invisible(TRUE)

@@ -6,8 +6,12 @@
 
 # A whole number >= lower, as an integer, or an error naming `arg`.
 check_count <- function(x, arg, lower = 0) {
+  if (is.numeric(x) && length(x) == 1L && is.finite(x) && x > .Machine$integer.max) {
+    stop(sprintf("`%s` must be at most %d, not %.3g", arg, .Machine$integer.max, x),
+         call. = FALSE)
+  }
   if (!is.numeric(x) || length(x) != 1L || !is.finite(x) || x != floor(x) ||
-      x < lower || x > .Machine$integer.max) {
+      x < lower) {
     stop(sprintf("`%s` must be a whole number of at least %d", arg, lower),
          call. = FALSE)
   }
@@ -61,14 +65,20 @@ memory_limit <- function() {
   if (length(total) == 1L && is.finite(total) && total > 0) 0.8 * total else 16e9
 }
 
-# An error naming `arg` when a run would need more than memory_limit() bytes.
-check_memory <- function(bytes, arg) {
+# The memory guard both samplers call before they allocate anything: an
+# error naming `arg` (`chains`, or `n_proposals` when the batches of
+# proposals are most of it), the chains, the iterations (`iterations`: how
+# many, and `iter_args`, the arguments they come from) and the bytes
+# needed, when a run would need more than memory_limit() bytes.
+check_memory <- function(bytes, chains, iterations, iter_args, arg = "chains") {
   limit <- memory_limit()
   if (bytes > limit) {
-    stop(sprintf(paste0("`%s` is too large: the run would need %.3g GB of memory ",
-                        "for its draws and batches, more than the %.3g GB allowed ",
-                        "(option clbayes.memory_limit)"), arg, bytes / 1e9,
-                 limit / 1e9), call. = FALSE)
+    stop(sprintf(paste0("`%s` is too large: %.0f chains over %.0f iterations ",
+                        "(%s) would need %.3g GB of memory for their draws and ",
+                        "batches, more than the %.3g GB allowed (option ",
+                        "clbayes.memory_limit)"),
+                 arg, chains, iterations, iter_args, bytes / 1e9, limit / 1e9),
+         call. = FALSE)
   }
   invisible(bytes)
 }
@@ -166,6 +176,13 @@ new_clbayes_fit <- function(res, tg, time, sampler, settings) {
                            "were read as -Inf (outside the support)"),
                     res$n_nan), call. = FALSE)
   }
+  if (isTRUE(res$n_bad_gradient > 0)) {
+    warning(sprintf(paste0("%s was NaN or infinite at %.0f points where the log ",
+                           "density was finite; the leapfrog steps that reached ",
+                           "them were treated as divergent"),
+                    if (is.null(tg$model)) "`gradient`" else "the model's gradient",
+                    res$n_bad_gradient), call. = FALSE)
+  }
   dn <- list(iteration = NULL, chain = NULL, variable = vars)
   counts <- res[setdiff(names(res), c("draws", "warmup_draws", "widths", "center",
                                       "scale", "iteration"))]
@@ -207,7 +224,12 @@ reported_draws <- function(model, draws) {
 # which the warmup's length (`warmup_total`) and time (`warmup_seconds`) are
 # added. `progress`: NULL (a cli bar in interactive sessions) or a function
 # told how many iterations each piece ran (chain groups: run_chain_groups()).
-run_sampler_loop <- function(run, total, result, warmup, n_iter, label, progress = NULL) {
+# A piece is at most 1% of the run and about `piece_seconds` long (from the
+# last piece's time per iteration; the first is one iteration), so that a
+# chain group sees a stop request (stop_groups()) soon. Pieces do not
+# change the draws.
+run_sampler_loop <- function(run, total, result, warmup, n_iter, label, progress = NULL,
+                             piece_seconds = 0.1) {
   t0 <- proc.time()[["elapsed"]]
   all <- warmup + n_iter
   chunk <- max(1L, as.integer(ceiling(all / 100)))
@@ -215,9 +237,13 @@ run_sampler_loop <- function(run, total, result, warmup, n_iter, label, progress
   if (show) bar <- cli::cli_progress_bar(label, total = all, clear = TRUE)
   done <- 0L
   t_warmup <- if (warmup == 0L) 0 else NA_real_
+  per_iteration <- Inf
   while (done < all) {
-    step <- if (done < warmup) min(chunk, warmup - done) else chunk
+    step <- as.integer(max(1, min(chunk, floor(piece_seconds / per_iteration))))
+    if (done < warmup) step <- min(step, warmup - done)
+    t_piece <- proc.time()[["elapsed"]]
     ran <- run(step)
+    per_iteration <- (proc.time()[["elapsed"]] - t_piece) / max(ran, 1L)
     done <- done + ran
     if (!is.null(progress)) progress(ran)
     if (done == warmup) {

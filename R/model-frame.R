@@ -35,6 +35,8 @@ glm_model_formula <- function(formula, data, family, prior, prior_intercept, pri
   if (attr(mt, "response") == 0L) stop("`formula` must have a response", call. = FALSE)
   X <- stats::model.matrix(mt, mf)
   if (nrow(X) == 0L) stop("`data` has no complete rows", call. = FALSE)
+  check_design_finite(X)
+  check_has_parameters(X, fam$stan)
   qx <- qr(X)
   if (qx$rank < ncol(X)) {
     stop(sprintf("`formula` gives collinear columns in the design matrix (%s): drop them",

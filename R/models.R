@@ -68,6 +68,7 @@ lm_model <- function(formula, data, prior = normal(0, 2.5),
     formula <- both[[1L]]
     data <- both[[2L]]
   }
+  if (!missing(formula)) check_formula_not_string(formula)
   if (inherits(formula, "formula")) {
     defaults <- c(prior = missing(prior), prior_intercept = missing(prior_intercept),
                   prior_aux = missing(prior_aux))
@@ -338,6 +339,7 @@ glm_model <- function(formula, data, family = stats::gaussian(), prior = normal(
     formula <- both[[1L]]
     data <- both[[2L]]
   }
+  if (!missing(formula)) check_formula_not_string(formula)
   if (inherits(formula, "formula")) {
     if (!is.null(n_categories)) {
       stop("`n_categories` is for the matrix form glm_model(y, x, family)", call. = FALSE)
@@ -478,7 +480,8 @@ glm_model_build <- function(resp, x, stan, prior, prior_intercept, prior_aux, n_
   }
   # One evaluation at a point inside the support checks y against the
   # family (an error names `y`) before any sampling starts.
-  .cpp_model_log_density(model, matrix(model$init, nrow = 1L))
+  check_model_start(model$init, .cpp_model_log_density(model, matrix(model$init, nrow = 1L)),
+                    resp$y)
   model
 }
 
@@ -588,6 +591,7 @@ model_log_density <- function(model, points, backend = getOption("clbayes.backen
   if (!inherits(model, "clbayes_model")) {
     stop("`model` must be a clbayes model (e.g. lm_model(), glm_model())", call. = FALSE)
   }
+  check_points_rows(points, length(model$names))
   if (!is.numeric(points) || length(points) == 0L) {
     stop("`points` must be a numeric matrix (one point per row) or a numeric vector",
          call. = FALSE)

@@ -21,7 +21,8 @@
 #' with either package attached.
 #'
 #' @param object A `clbayes_fit` of a multilevel model.
-#' @param x,sigma,rdig Passed by nlme's generic; unused.
+#' @param x A `clbayes_fit` of a multilevel model (`VarCorr()`).
+#' @param sigma Passed by nlme's generic; unused.
 #' @param ... Unused.
 #' @return See above.
 #' @examples
@@ -65,7 +66,7 @@ ranef.clbayes_fit <- function(object, ...) {
 
 #' @rdname multilevel-methods
 #' @export
-VarCorr.clbayes_fit <- function(x, sigma = 1, rdig = 3) {
+VarCorr.clbayes_fit <- function(x, sigma = 1, ...) {
   m <- multilevel_model_of(x)
   d <- fit_draws(x)
   out <- lapply(m$group_terms, function(term) {

@@ -116,6 +116,7 @@ check_prior_arg <- function(p, arg, aux = FALSE) {
                  paste(if (length(unknown)) unknown else "not a prior", collapse = ", "),
                  if (aux) ", exponential()" else ""), call. = FALSE)
   }
+  check_prior_dist(p, arg, aux)
   if (p$dist == "exponential" && !aux) {
     stop(sprintf("`%s` must be normal(), student_t(), cauchy() or NULL: exponential() is for `prior_aux`",
                  arg), call. = FALSE)
@@ -139,7 +140,8 @@ prior_rows <- function(p, n, arg, default_scale) {
   for (field in c("location", "scale", "df")) {
     v <- switch(field, location = p$location, scale = scale, df = p$df)
     if (!length(v) %in% c(1L, n)) {
-      stop(sprintf("`%s` must have %s of length 1 or %d (one per %s), not %d", arg, field, n,
+      stop(sprintf("`%s` must have %s of length %s (one per %s), not %d", arg, field,
+                   if (n == 1L) "1" else paste("1 or", n),
                    if (arg == "prior") "coefficient" else "parameter", length(v)),
            call. = FALSE)
     }

@@ -126,13 +126,17 @@
 #' worker rebuilds them from the host data the model keeps. The merged fit
 #' holds every chain (`fit$chain_group` says which group each came from),
 #' and [summary()][summary.clbayes_fit()] computes R-hat across all of them.
-#' A failing group stops the call with an error naming the group, and an
-#' interrupt (Ctrl-C) stops it as any R call. Either way the groups still
-#' running are asked to stop, through a file in the session's temporary
-#' directory that each group reads after every piece of its run (1% of the
-#' iterations), and are waited for up to a minute: workers on this machine
-#' stop and stay free for the plan's next future; workers that cannot see
-#' that directory (other machines, batch jobs) run to their end.
+#' The groups are polled with [future::resolved()], so the first group to
+#' fail, whichever it is, stops the call at once with an error naming the
+#' group, and an interrupt (Ctrl-C) stops it as any R call. Either way the
+#' groups still running are asked to stop, through a file in the session's
+#' temporary directory that each group reads after every piece of its run
+#' (about 0.1 s, at most 1% of the iterations), and are waited for up to
+#' half a second: workers on this machine stop and stay free for the plan's
+#' next future; workers that cannot see that directory (other machines,
+#' batch jobs) run to their end. A closure that reads variables of the
+#' global environment (a function defined at the top level, or made there
+#' by `local()`) carries them to the workers.
 #' `print()` shows each group's wall time and calls. With several groups and the progressr package
 #' installed, one progress bar covers all groups wherever progressr's
 #' handlers are on (e.g. `progressr::handlers(global = TRUE)`), as future
@@ -271,7 +275,8 @@ slice_sample_mv <- function(log_density, init = NULL, n_iter = 500, width = NULL
   }
   need <- .cpp_slice_memory(chains, k, method, n_proposals, warmup, warmup_extend,
                             n_iter)
-  check_memory(need[["total"]],
+  check_memory(need[["total"]], chains, warmup + warmup_extend + n_iter,
+               "`warmup` + `warmup_extend` + `n_iter`",
                if (need[["batch"]] > need[["total"]] / 2 && n_proposals > 1) "n_proposals"
                else "chains")
   # One point is dispersed over the chains; one row per chain is used as is.

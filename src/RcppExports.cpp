@@ -474,6 +474,20 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_hmc_memory
+double cpp_hmc_memory(double chains, double dim, double warmup, double n_iter);
+RcppExport SEXP _clbayes_cpp_hmc_memory(SEXP chainsSEXP, SEXP dimSEXP, SEXP warmupSEXP, SEXP n_iterSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< double >::type chains(chainsSEXP);
+    Rcpp::traits::input_parameter< double >::type dim(dimSEXP);
+    Rcpp::traits::input_parameter< double >::type warmup(warmupSEXP);
+    Rcpp::traits::input_parameter< double >::type n_iter(n_iterSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_hmc_memory(chains, dim, warmup, n_iter));
+    return rcpp_result_gen;
+END_RCPP
+}
 // cpp_tri_inv
 Rcpp::NumericMatrix cpp_tri_inv(Rcpp::NumericMatrix L, bool lower, bool device);
 RcppExport SEXP _clbayes_cpp_tri_inv(SEXP LSEXP, SEXP lowerSEXP, SEXP deviceSEXP) {
@@ -709,6 +723,20 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< double >::type warmup_extend(warmup_extendSEXP);
     Rcpp::traits::input_parameter< double >::type n_iter(n_iterSEXP);
     rcpp_result_gen = Rcpp::wrap(cpp_slice_memory(chains, dim, method, n_proposals, warmup, warmup_extend, n_iter));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cpp_test_rng_stream
+Rcpp::NumericVector cpp_test_rng_stream(double seed, int stream, int n, bool reference);
+RcppExport SEXP _clbayes_cpp_test_rng_stream(SEXP seedSEXP, SEXP streamSEXP, SEXP nSEXP, SEXP referenceSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
+    Rcpp::traits::input_parameter< int >::type stream(streamSEXP);
+    Rcpp::traits::input_parameter< int >::type n(nSEXP);
+    Rcpp::traits::input_parameter< bool >::type reference(referenceSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_test_rng_stream(seed, stream, n, reference));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -987,6 +1015,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_clbayes_cpp_hmc_start", (DL_FUNC) &_clbayes_cpp_hmc_start, 3},
     {"_clbayes_cpp_hmc_run", (DL_FUNC) &_clbayes_cpp_hmc_run, 4},
     {"_clbayes_cpp_hmc_result", (DL_FUNC) &_clbayes_cpp_hmc_result, 1},
+    {"_clbayes_cpp_hmc_memory", (DL_FUNC) &_clbayes_cpp_hmc_memory, 4},
     {"_clbayes_cpp_tri_inv", (DL_FUNC) &_clbayes_cpp_tri_inv, 3},
     {"_clbayes_cpp_tri_inv_gpu", (DL_FUNC) &_clbayes_cpp_tri_inv_gpu, 2},
     {"_clbayes_cpp_tri_solve", (DL_FUNC) &_clbayes_cpp_tri_solve, 4},
@@ -1005,6 +1034,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_clbayes_cpp_slice_total", (DL_FUNC) &_clbayes_cpp_slice_total, 1},
     {"_clbayes_cpp_slice_result", (DL_FUNC) &_clbayes_cpp_slice_result, 1},
     {"_clbayes_cpp_slice_memory", (DL_FUNC) &_clbayes_cpp_slice_memory, 7},
+    {"_clbayes_cpp_test_rng_stream", (DL_FUNC) &_clbayes_cpp_test_rng_stream, 4},
     {"_clbayes_cpp_zeros", (DL_FUNC) &_clbayes_cpp_zeros, 2},
     {"_clbayes_cpp_zero_triangle", (DL_FUNC) &_clbayes_cpp_zero_triangle, 2},
     {"_clbayes_cpp_identity", (DL_FUNC) &_clbayes_cpp_identity, 2},

@@ -62,6 +62,7 @@ Rcpp::List cpp_hmc_result(SEXP ptr) {
       glue::common_result(s),
       Rcpp::List::create(
           Rcpp::Named("n_gradients") = s.n_gradients(),
+          Rcpp::Named("n_bad_gradient") = s.n_bad_gradient(),
           Rcpp::Named("n_leapfrog") = s.n_leapfrog(),
           Rcpp::Named("n_leapfrog_warmup") = s.n_leapfrog_warmup(),
           Rcpp::Named("n_divergent") =
@@ -70,4 +71,14 @@ Rcpp::List cpp_hmc_result(SEXP ptr) {
           Rcpp::Named("step_size") = s.step_size(),
           Rcpp::Named("trajectory_length") = s.trajectory_length(),
           Rcpp::Named("accept_rate") = s.accept_rate()));
+}
+
+// Bytes a run with these settings holds at most (the core's own formula),
+// so that R can refuse it before allocating even the initial points.
+// [[Rcpp::export(.cpp_hmc_memory)]]
+double cpp_hmc_memory(double chains, double dim, double warmup, double n_iter) {
+  ch::options opt;
+  opt.warmup = static_cast<int>(warmup);
+  opt.n_iter = static_cast<int>(n_iter);
+  return ch::memory_needed(chains, dim, opt);
 }

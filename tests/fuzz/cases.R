@@ -237,6 +237,85 @@ fuzz_operator_cases <- function() {
                                      ref = v[2])))
 }
 
+# The samplers' families of issue 50, each case a call of its own:
+# gradients (bad at the start, or non-finite mid-run: a warning naming
+# `gradient`), runs too large for memory, closures under multisession, and
+# failing chain groups. `names`: what the message must contain (an
+# argument in backticks, or the failing group). `slow`: the case starts a
+# multisession plan, and stays out of the in-process subset
+# (tests/testthat/test-fuzz.R).
+fuzz_sampler_cases <- function() {
+  ld <- "ld <- function(x) -0.5 * rowSums(x^2)"
+  hmc <- function(gr, extra = "") {
+    sprintf(paste0("hmc_sample_mv(ld, c(a = 0.5, b = 0.25), gradient = %s, n_iter = 10, ",
+                   "warmup = 10, chains = 2, seed = 1%s)"), gr, extra)
+  }
+  bad_gradients <- c(
+    nan = "function(x) x * NaN", na = "function(x) cbind(-x[, 1], NA)",
+    inf = "function(x) -x / 0", logical = "function(x) x > 0",
+    chr = "function(x) matrix(\"a\", nrow(x), ncol(x))",
+    df = "function(x) as.data.frame(-x)", vector = "function(x) -x[, 1]",
+    transposed = "function(x) t(-x)", null = "function(x) NULL",
+    list = "function(x) list(-x)", cplx = "function(x) -x + 0i",
+    errors = "function(x) stop(\"no gradient here\")",
+    wrong = "function(x) 2 * x")
+  grad <- lapply(names(bad_gradients), function(k) {
+    list(fn = "hmc_sample_mv gradient", setup = ld, code = hmc(bad_gradients[[k]]),
+         expect = "error", names = if (k == "errors") "no gradient here" else "`gradient`")
+  })
+  # NaN beyond a = 0.6, a standard normal's 73% quantile, which 4 chains
+  # cross in 100 iterations
+  midrun <- list(fn = "hmc_sample_mv gradient", setup = ld, expect = "warning",
+                 names = "`gradient` was NaN or infinite",
+                 code = paste0("hmc_sample_mv(ld, c(a = 0.5, b = 0.25), gradient = ",
+                               "function(x) { g <- -x; g[x[, 1] > 0.6, ] <- NaN; g }, ",
+                               "n_iter = 50, warmup = 50, chains = 4, seed = 1)"))
+  huge <- list(
+    c("slice_sample_mv(ld, c(0, 0), chains = 1e9)", "`chains`"),
+    c("slice_sample_mv(ld, c(0, 0), chains = 1e6, n_iter = 1e4)", "`chains`"),
+    c("slice_sample_mv(ld, c(0, 0), n_proposals = 1e9)", "`n_proposals`"),
+    c("hmc_sample_mv(ld, c(0, 0), gradient = function(x) -x, chains = 1e9)", "`chains`"),
+    c("hmc_sample_mv(ld, c(0, 0), gradient = function(x) -x, chains = 1e8)", "`chains`"),
+    c("hmc_sample_mv(ld, c(0, 0), gradient = function(x) -x, chains = 2^31)", "`chains`"),
+    c("hmc_sample_mv(ld, c(0, 0), gradient = function(x) -x, n_iter = 1e12)", "`n_iter`"),
+    c("slice_sample_mv(ld, c(0, 0), warmup = 1e10)", "`warmup`"))
+  huge <- lapply(huge, function(h) list(fn = "samplers huge runs", setup = ld, code = h[1],
+                                         expect = "error", names = h[2]))
+  many <- list(fn = "samplers huge runs", setup = ld,
+               code = paste0("dim(hmc_sample_mv(ld, c(0, 0), gradient = function(x) -x, ",
+                             "n_iter = 1, warmup = 0, chains = 1e5, seed = 1)$draws)"),
+               expect = "value", ref = "c(1L, 100000L, 2L)")
+  multisession <- function(code) {
+    paste0("local({ old <- future::plan(future::multisession, workers = 2); ",
+           "on.exit(future::plan(old)); ", code, " })")
+  }
+  closure <- list(
+    fn = "chain groups", slow = TRUE, setup = "", expect = "value", ref = "c(10L, 2L, 2L)",
+    code = multisession(paste0(
+      "assign(\"fz_mu\", 3, globalenv()); on.exit(rm(\"fz_mu\", envir = globalenv()), ",
+      "add = TRUE); f <- eval(quote(local(function(x) -0.5 * rowSums((x - fz_mu)^2))), ",
+      "globalenv()); dim(suppressWarnings(slice_sample_mv(f, c(3, 3), n_iter = 10, ",
+      "warmup = 10, chains = 2, chain_groups = 2, seed = 1))$draws)")))
+  failing <- lapply(c("slice", "hmc"), function(s) {
+    # Group 2's chains (at 10: a narrow density keeps both groups where they
+    # start) fail on their 20th call, in the worker.
+    run <- if (s == "slice") "slice_sample_mv(f" else
+      "hmc_sample_mv(f, gradient = function(x) -100 * (x - 10 * (x[, 1] > 5))"
+    list(fn = "chain groups", slow = TRUE, setup = "", expect = "error",
+         names = "chain group 2 failed: group 2 broke",
+         code = multisession(paste0(
+           "n <- 0; f <- function(x) { if (any(x[, 1] > 5)) { n <<- n + 1; ",
+           "if (n >= 20) stop(\"group 2 broke\") }; ",
+           "-50 * rowSums((x - 10 * (x[, 1] > 5))^2) }; ", run,
+           ", init = rbind(0, 0, 10, 10)[, c(1, 1)], n_iter = 1e4, chains = 4, ",
+           "chain_groups = 2, seed = 1)")))
+  })
+  lapply(c(grad, list(midrun), huge, list(many), list(closure), failing), function(k) {
+    k$owner <- "hardening"
+    k
+  })
+}
+
 # Every case for `backend` ("cpu" or "opencl"); device-only functions and
 # gpu_matrix values are in the "opencl" set only.
 fuzz_cases <- function(backend) {
@@ -266,23 +345,33 @@ fuzz_cases <- function(backend) {
     }
   }
   if (backend == "opencl") cases <- c(cases, fuzz_operator_cases())
+  if (backend == "cpu") cases <- c(cases, fuzz_sampler_cases())
   for (i in seq_along(cases)) cases[[i]]$id <- sprintf("%s-%03d", backend, i)
   cases
 }
 
 # Run one case in this R process: list(outcome, message), outcome one of
-# "ok", "silent" (no error where one was due), "unclear" (no argument named
-# in backticks), "wrong" (a value that differs from the reference),
-# "failed" (a valid call that errors).
+# "ok", "silent" (no error, or no warning, where one was due), "unclear" (no
+# argument named in backticks, or not `case$names` where the case has
+# them), "wrong" (a value that differs from the reference), "failed" (a
+# valid call that errors).
 fuzz_run_case <- function(case) {
   env <- new.env(parent = globalenv())
   if (nzchar(case$setup)) eval(parse(text = case$setup), env)
-  res <- tryCatch(list(value = eval(parse(text = case$code), env), error = NULL),
+  warned <- character()
+  res <- tryCatch(list(value = withCallingHandlers(eval(parse(text = case$code), env),
+                                                   warning = function(w) {
+                                                     warned <<- c(warned, conditionMessage(w))
+                                                     invokeRestart("muffleWarning")
+                                                   }),
+                       error = NULL),
                   error = function(e) list(value = NULL, error = conditionMessage(e)))
-  msg <- if (is.null(res$error)) "" else res$error
+  msg <- if (is.null(res$error)) paste(warned, collapse = "; ") else res$error
+  named <- if (is.null(case$names)) grepl("`[^`]+`", msg) else grepl(case$names, msg, fixed = TRUE)
   outcome <- switch(case$expect,
-    error = if (is.null(res$error)) "silent"
-            else if (!grepl("`[^`]+`", msg)) "unclear" else "ok",
+    error = if (is.null(res$error)) "silent" else if (!named) "unclear" else "ok",
+    warning = if (!is.null(res$error)) "failed" else if (!length(warned)) "silent"
+              else if (!named) "unclear" else "ok",
     ok = if (is.null(res$error)) "ok" else "failed",
     value = if (!is.null(res$error)) "failed"
             else if (!isTRUE(all.equal(res$value, eval(parse(text = case$ref), env),

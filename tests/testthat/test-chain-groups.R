@@ -102,10 +102,51 @@ test_that("a failing worker gives an error naming its group", {
   main_pid <- Sys.getpid()
   expect_error(slice_sample_mv(ld, init = c(0, 0), n_iter = 20, warmup = 10, chains = 2,
                                chain_groups = 2, seed = 1),
-               "chain group 1 failed: worker lost its data")
+               "chain group [12] failed: worker lost its data")
 })
 
-test_that("a top-level density carries its variables to the workers", {
+test_that("the first failing group's error arrives within a second; the others stop", {
+  skip_on_cran()
+  skip_on_os("windows")
+  skip_if_not_installed("future")
+  old <- future::plan(future::multisession, workers = 2)
+  on.exit(future::plan(old), add = TRUE)
+  # workers started and the package loaded before anything is timed
+  warm <- lapply(1:2, function(i) future::future(requireNamespace("clbayes"), seed = NULL))
+  invisible(lapply(warm, future::value))
+  failed_at <- tempfile()
+  calls <- tempfile()
+  # Group 1 (chains at 0) logs each call's time; group 2 (chains at 10)
+  # fails on its 20th call, after writing the time it failed.
+  n <- 0
+  ld <- function(x) {
+    Sys.sleep(0.01)
+    if (mean(x[, 1]) > 5) {
+      n <<- n + 1
+      if (n == 20) {
+        writeLines(format(as.numeric(Sys.time()), digits = 15), failed_at)
+        stop("out of luck")
+      }
+    } else {
+      cat(format(as.numeric(Sys.time()), digits = 15), "\n", file = calls, append = TRUE)
+    }
+    -0.5 * rowSums((x - mean(x[, 1]))^2)
+  }
+  init <- rbind(c(0, 0), c(0, 0), c(10, 10), c(10, 10))
+  err <- tryCatch(slice_sample_mv(ld, init = init, n_iter = 1e4, warmup = 100, chains = 4,
+                                  chain_groups = 2, seed = 1, backend = "cpu"),
+                  error = function(e) e)
+  t_error <- as.numeric(Sys.time())
+  expect_match(conditionMessage(err), "^chain group 2 failed: out of luck")
+  t_failed <- as.numeric(readLines(failed_at))
+  expect_lt(t_error - t_failed, 1)
+  # group 1 was told to stop: it makes no call a second after the error
+  Sys.sleep(1.5)
+  last_call <- max(as.numeric(readLines(calls)))
+  expect_lt(last_call - t_error, 1)
+})
+
+test_that("top-level densities and closures carry the global variables they read", {
   skip_if_not_installed("future")
   old <- future::plan(future::multisession, workers = 2)
   on.exit(future::plan(old), add = TRUE)
@@ -121,6 +162,29 @@ test_that("a top-level density carries its variables to the workers", {
                                           chain_groups = 2, seed = 3))
   expect_equal(dim(as.array(fit)), c(200L, 4L, 2L))
   expect_lt(abs(sd(as.array(fit)) - 2), 0.3)  # the scale travelled with the density
+  # As in a script: `cl_mu <- 3; f <- local(function(x) ...)` at the top level.
+  eval(quote({
+    cl_mu <- 3
+    cl_f <- local(function(x) -0.5 * rowSums((x - cl_mu)^2))
+  }), g)
+  on.exit(rm(list = c("cl_mu", "cl_f"), envir = g), add = TRUE)
+  home <- environment(get("cl_f", envir = g))
+  fit <- suppressWarnings(slice_sample_mv(get("cl_f", envir = g), c(3, 3), n_iter = 200,
+                                          warmup = 50, chains = 4, chain_groups = 2,
+                                          seed = 1))
+  expect_lt(abs(mean(as.array(fit)) - 3), 0.3)  # the mean travelled with the closure
+  # carrying copies the closure's enclosure; the user's function is untouched
+  expect_identical(environment(get("cl_f", envir = g)), home)
+  f2 <- clbayes:::carry_globals(get("cl_f", envir = g))
+  expect_false(identical(environment(f2), home))
+  expect_equal(get("cl_mu", envir = parent.env(environment(f2))), 3)
+  expect_false(exists("cl_mu", envir = environment(get("cl_f", envir = g)), inherits = FALSE))
+  # a closure that finds its variables in its own enclosure is left as it is
+  own <- local({
+    m <- 1
+    function(x) x - m
+  })
+  expect_identical(clbayes:::carry_globals(own), own)
 })
 
 test_that("Ctrl-C stops a run of groups and the workers computing it", {
@@ -167,4 +231,17 @@ test_that("Ctrl-C stops a run of groups and the workers computing it", {
   expect_equal(out$calls_since, 0L)  # no worker samples on after the call returned
   expect_equal(out$after, 42)        # and the plan serves the next future at once
   expect_lt(out$wait, 10)
+})
+
+test_that("a chain's stream, reached by jumping ahead, is the reference's c jumps", {
+  # Reference: Blackman and Vigna's jump() applied c times (the samplers
+  # reach stream c through the binary digits of c).
+  stream <- clbayes:::.cpp_test_rng_stream
+  for (c in c(0, 1, 2, 3, 6, 64, 131, 1000)) {
+    expect_identical(stream(11, c, 4L, FALSE), stream(11, c, 4L, TRUE))
+  }
+  expect_false(identical(stream(11, 1, 4L, FALSE), stream(11, 2, 4L, FALSE)))
+  u <- stream(11, 2^31 - 1, 1e4L, FALSE)
+  expect_true(all(u > 0 & u < 1))
+  expect_gt(ks.test(u, "punif")$p.value, 1e-4)
 })

@@ -249,3 +249,49 @@ test_that("model_log_density refuses NA points instead of returning -Inf", {
                "`points` must not contain NA")
   expect_error(model_log_density(m, rep(NA, 3), backend = "cpu"), "`points`")
 })
+
+test_that("model constructors' errors name the argument and the problem (issue 50)", {
+  set.seed(2)
+  d <- data.frame(x = rnorm(12))
+  d$y <- 1 + d$x + rnorm(12)
+  d$n <- rpois(12, 3)
+  # a response whose squares overflow: the start would have sigma = Inf
+  expect_error(lm_model(y ~ x, transform(d, y = y * 1e300)),
+               "`y` is too large in magnitude .* `sigma` is not finite; rescale `y`")
+  d$n[1] <- 1e300
+  expect_error(glm_model(n ~ x, d, family = poisson()),
+               "`y` has a count of 1e\\+300, larger than this family takes")
+  d$n[1] <- 3
+  laplace <- normal()
+  laplace$dist <- "laplace"
+  expect_error(glm_model(y ~ x, d, prior = laplace),
+               "`prior` has an unknown distribution \"laplace\"")
+  expect_error(glm_model(y ~ x, d, prior_aux = laplace),
+               "`prior_aux` has an unknown distribution \"laplace\"")
+  # glm() names `x` for Inf in a predictor: so do the models
+  expect_error(glm(y ~ x, data = transform(d, x = replace(x, 4, Inf))), "'x'")
+  expect_error(lm_model(y ~ x, transform(d, x = replace(x, 4, Inf))),
+               "NA/NaN/Inf in `x`, the design matrix of `formula`: column \"x\" is Inf in row 4")
+  expect_error(glm_model(n ~ 0, d, family = poisson()),
+               "`formula` has no terms and no intercept")
+  expect_error(glm_model("y ~ x", d), "`formula` must be a formula, not a string")
+  expect_error(lm_model("y ~ x", d), "`formula` must be a formula, not a string")
+  expect_error(glm_model(y ~ x, d, prior_intercept = normal(c(0, 1), 1)),
+               "`prior_intercept` must have location of length 1 \\(one per parameter\\), not 2")
+  m <- glm_model(y ~ x, d)
+  expect_error(model_log_density(m, matrix(0, 0, 3)),
+               "`points` has no rows: give one point \\(3 parameter values\\) per row")
+})
+
+test_that("sampler counts beyond an integer, and one group's error, read plainly", {
+  ld <- function(x) -0.5 * rowSums(x^2)
+  expect_error(slice_sample_mv(ld, c(0, 0), n_iter = 1e12),
+               "`n_iter` must be at most 2147483647, not 1e\\+12")
+  expect_error(hmc_sample_mv(ld, c(0, 0), gradient = function(x) -x, warmup = 1e12),
+               "`warmup` must be at most 2147483647")
+  boom <- function(x) stop("the density broke")
+  err <- tryCatch(slice_sample_mv(boom, c(0, 0), n_iter = 5, warmup = 5, chains = 2, seed = 1),
+                  error = conditionMessage)
+  expect_match(err, "the density broke")
+  expect_no_match(err, "chain group")
+})

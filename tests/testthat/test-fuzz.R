@@ -9,7 +9,7 @@ if (file.exists(cases_file)) source(cases_file, local = TRUE)
 
 fuzz_subset <- function(backend, n) {
   cases <- fuzz_cases(backend)
-  own <- Filter(function(k) k$owner == "hardening", cases)
+  own <- Filter(function(k) k$owner == "hardening" && !isTRUE(k$slow), cases)
   own[unique(round(seq(1, length(own), length.out = n)))]
 }
 
@@ -29,5 +29,16 @@ test_that("bad inputs stop with a message naming the argument (device)", {
     r <- fuzz_run_case(case)
     expect(identical(r$outcome, "ok"),
            sprintf("%s: %s -> %s (%s)", case$id, case$code, r$outcome, r$message))
+  }
+})
+
+test_that("the samplers' bad gradients and huge runs behave (issue 50's families)", {
+  skip_if_not(file.exists(cases_file), "tests/fuzz/cases.R not found")
+  # the multisession cases (closures, failing groups) run in tests/fuzz/run.R
+  # and, as tests, in test-chain-groups.R
+  for (case in Filter(function(k) !isTRUE(k$slow), fuzz_sampler_cases())) {
+    r <- fuzz_run_case(case)
+    expect(identical(r$outcome, "ok"),
+           sprintf("%s -> %s (%s)", case$code, r$outcome, r$message))
   }
 })

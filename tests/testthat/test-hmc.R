@@ -140,6 +140,60 @@ test_that("gradients are checked, and bad input names its argument", {
   expect_error(run(gradient = late), "`gradient` must return")
 })
 
+test_that("a NaN or logical gradient is an error naming `gradient`, the point and the variable", {
+  tg <- gauss_target(diag(2))
+  run <- function(gr) hmc_sample_mv(tg$ld, c(a = 0.5, b = 0.25), gradient = gr,
+                                    n_iter = 10, warmup = 10, chains = 2, seed = 1)
+  nan_b <- function(x) cbind(-x[, 1], NaN)
+  expect_error(run(nan_b), paste("`gradient` returned NaN for variable b at the initial",
+                                 "point \\(0.5, 0.25\\), where `log_density` is finite"))
+  expect_error(run(function(x) -x / 0 * (x[, 1] > 1)), "`gradient` returned (NaN|-?Inf)")
+  expect_error(run(function(x) x > 0),
+               "`gradient` must return a numeric matrix .* not a logical matrix \\(2 x 2\\)")
+})
+
+test_that("a gradient that turns NaN mid-run ends those trajectories as divergences", {
+  # The gradient is NaN beyond x1 = 1.5: every trajectory that reaches
+  # there diverges and is rejected, so no draw lies beyond it, and the
+  # warning names `gradient` (not `log_density`).
+  tg <- gauss_target(diag(2))
+  gr <- function(x) {
+    g <- tg$gr(x)
+    g[x[, 1] > 1.5, ] <- NaN
+    g
+  }
+  w <- character()
+  fit <- withCallingHandlers(
+    hmc_sample_mv(tg$ld, c(0, 0), gradient = gr, n_iter = 200, warmup = 200, chains = 4,
+                  seed = 3),
+    warning = function(cnd) {
+      w <<- c(w, conditionMessage(cnd))
+      invokeRestart("muffleWarning")
+    })
+  expect_true(any(grepl("^`gradient` was NaN or infinite at [0-9]+ points", w)))
+  expect_false(any(grepl("`log_density` returned NaN", w)))
+  expect_gt(fit$n_bad_gradient, 0)
+  expect_equal(fit$n_nan, 0)
+  expect_gt(sum(fit$n_divergent), 0)
+  expect_true(all(fit$draws[, , 1] <= 1.5))
+  expect_true(is.finite(fit$step_size) && fit$step_size > 0)
+  # the chains still move: the other variable is a standard normal
+  expect_gt(sd(fit$draws[, , 2]), 0.8)
+})
+
+test_that("runs too large for memory are refused before allocation, naming `chains`", {
+  tg <- gauss_target(diag(2))
+  expect_error(hmc_sample_mv(tg$ld, c(0, 0), gradient = tg$gr, chains = 1e9),
+               paste("`chains` is too large: 1000000000 chains over 2000 iterations",
+                     "\\(`warmup` \\+ `n_iter`\\) would need [0-9.e+]+ GB"))
+  old <- options(clbayes.memory_limit = 1e6)
+  on.exit(options(old))
+  # 100 chains x 2 variables x 3000 iterations' doubles (warmup, at most as
+  # many again for a slow window, kept draws): 4.8 MB, and a little work space
+  expect_error(hmc_sample_mv(tg$ld, c(0, 0), gradient = tg$gr, chains = 100),
+               "100 chains over 2000 iterations .* need 0.0048[0-9]* GB")
+})
+
 test_that("a model brings its own gradient; a function without one points to slice_sample_mv", {
   set.seed(9)
   coords <- matrix(runif(20), 10)

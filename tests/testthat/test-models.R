@@ -465,7 +465,7 @@ test_that("formula models check their arguments", {
   expect_error(glm_model(yn ~ x1 + x2, d, prior = normal(0, c(1, 2, 3))),
                "`prior` must have scale of length 1 or 2")
   expect_error(glm_model(yn ~ x1, d, prior_intercept = normal(c(0, 1), 1)),
-               "`prior_intercept` must have location of length 1 or 1")
+               "`prior_intercept` must have location of length 1 \\(one per parameter\\), not 2")
   expect_error(normal(0, -1), "`scale` must be positive")
   expect_error(student_t(-2, 0, 1), "`df` must be positive")
   expect_error(exponential(0), "`rate` must be positive")

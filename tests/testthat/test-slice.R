@@ -446,13 +446,14 @@ test_that("unknown arguments with a model, and runs too large for memory, are er
                "`iter`: not an argument of the sampler")
   ld <- function(x) -0.5 * rowSums(x^2)
   expect_error(slice_sample_mv(ld, init = c(0, 0), chains = 1e9),
-               "`chains` is too large: the run would need [0-9.e+]+ GB")
+               paste("`chains` is too large: 1000000000 chains over [0-9]+ iterations",
+                     "\\(`warmup` \\+ `warmup_extend` \\+ `n_iter`\\) would need [0-9.e+]+ GB"))
   expect_error(slice_sample_mv(ld, init = c(0, 0), n_proposals = 1e9),
                "`n_proposals` is too large")
   old <- options(clbayes.memory_limit = 1e6)
   on.exit(options(old))
   expect_error(slice_sample_mv(ld, init = c(0, 0), chains = 100, n_iter = 1000),
-               "`chains` is too large: the run would need 0.0025[0-9]* GB|0.0026 GB")
+               "`chains` is too large: 100 chains over 1600 iterations .* need 0.0026 GB")
 })
 
 test_that("the core refuses a run larger than its memory limit", {

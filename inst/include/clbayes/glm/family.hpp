@@ -190,6 +190,12 @@ inline void check_glm_y(const glm_params& p, const y_summary& s, int n) {
     case family::bernoulli_logit: range(0, 1, "0 or 1 for bernoulli_logit"); break;
     case family::poisson_log:
     case family::neg_binomial_2_log:
+      // Beyond 2^53 (about 9e15) doubles skip whole numbers: no count there.
+      if (s.whole && s.min >= 0 && s.max > 9e15)
+        throw invalid_argument("y", "has a count of " + format_number(s.max) +
+                                        ", larger than this family takes (at most 9e+15, "
+                                        "where double precision still holds every whole "
+                                        "number)");
       range(0, 9e15, "non-negative whole numbers for this family");
       break;
     case family::categorical_logit:

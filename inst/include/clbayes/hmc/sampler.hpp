@@ -21,7 +21,9 @@
 // Divergences: a chain whose energy error exceeds `divergence_threshold`,
 // or becomes non-finite, stops moving for the rest of the trajectory (its
 // row is still evaluated, unchanged, so the batch keeps its shape) and its
-// proposal is rejected; they are counted per chain.
+// proposal is rejected; they are counted per chain. A gradient that is NaN
+// or infinite at a point is one such case: the evaluator reads the point
+// as -Inf (mcmc/evaluator.hpp), so the energy error there is infinite.
 
 #include <clbayes/error.hpp>
 #include <clbayes/hmc/chees.hpp>
@@ -66,6 +68,15 @@ struct options {
   std::uint64_t seed = 1;
   int first_stream = 0;        // chain c uses stream first_stream + c
 };
+
+/** Bytes a run holds at most: its draws (warmup, a slow window's points
+ *  kept for the metric, at most as many again, and kept draws) and the
+ *  work space of a trajectory (about a dozen chains x dim matrices: the
+ *  points, momenta, gradients, proposals, and the evaluator's copies). */
+inline double memory_needed(double chains, double dim, const options& o) {
+  const double iters = 2.0 * o.warmup + o.n_iter;
+  return 8.0 * chains * dim * iters + 8.0 * chains * (dim + 1) * 12;
+}
 
 class sampler {
  public:
@@ -182,6 +193,9 @@ class sampler {
   double n_calls() const { return eval_.n_calls; }
   double n_nan() const { return eval_.n_nan; }
   double n_gradients() const { return eval_.n_gradients; }
+  /** Points where the gradient was NaN or infinite at a finite log density
+   *  (each ended its trajectory as a divergence). */
+  double n_bad_gradient() const { return eval_.n_bad_gradient; }
   double n_evals_warmup() const { return n_evals_warmup_; }
 
  private:

@@ -5,6 +5,7 @@
 // each chain, and each chain's random stream.
 
 #include <clbayes/eigen.hpp>
+#include <clbayes/interrupt.hpp>
 #include <clbayes/mcmc/rng.hpp>
 
 #include <cstdint>
@@ -21,11 +22,20 @@ struct chain_state {
 
   /** Chain c draws from stream first_stream + c of `seed`, so a run split
    *  into groups of chains gives each chain the stream it would have had in
-   *  one run. */
+   *  one run. The first stream is reached by jumping ahead, each next one
+   *  by one jump from the last, so n chains take time linear in n. */
   chain_state(const Eigen::MatrixXd& init, std::uint64_t seed, int first_stream = 0)
       : x(init) {
-    rngs.reserve(static_cast<std::size_t>(init.rows()));
-    for (int c = 0; c < init.rows(); ++c) rngs.emplace_back(seed, first_stream + c);
+    const int n = static_cast<int>(init.rows());
+    if (first_stream < 0) throw invalid_argument("first_stream", "must not be negative");
+    rngs.reserve(static_cast<std::size_t>(n));
+    if (n > 0) rngs.emplace_back(seed, static_cast<std::uint32_t>(first_stream));
+    for (int c = 1; c < n; ++c) {
+      if (c % 4096 == 0) check_interrupt();
+      rng next = rngs.back();
+      next.jump();
+      rngs.push_back(next);
+    }
   }
   int n() const { return static_cast<int>(x.rows()); }
   int dim() const { return static_cast<int>(x.cols()); }

@@ -82,7 +82,10 @@ class counted_evaluator {
   }
 
   /** Values and gradients; a row whose value or gradient is not finite
-   *  (NaN, or an infinite gradient at a finite value) is read as -Inf. */
+   *  (NaN, or an infinite gradient at a finite value) is read as -Inf, so
+   *  that HMC treats the step that reached it as divergent. A NaN value
+   *  counts in n_nan, a gradient that is not finite at a finite value in
+   *  n_bad_gradient, so that the warning can name what went wrong. */
   void gradient(const Eigen::MatrixXd& points, Eigen::VectorXd& out,
                 Eigen::MatrixXd& grad) {
     check_interrupt();
@@ -99,14 +102,15 @@ class counted_evaluator {
     for (Eigen::Index i = 0; i < out.size(); ++i)
       if (std::isfinite(out[i]) && !grad.row(i).allFinite()) {
         out[i] = -std::numeric_limits<double>::infinity();
-        ++n_nan;
+        ++n_bad_gradient;
       }
     n_gradients += static_cast<double>(points.rows());
   }
 
   double n_evals = 0;      // points evaluated (with or without a gradient)
   double n_calls = 0;      // evaluator calls (batches)
-  double n_nan = 0;        // NaN log densities (or gradients) read as -Inf
+  double n_nan = 0;        // NaN log densities read as -Inf
+  double n_bad_gradient = 0;  // gradients not finite at a finite value, read as -Inf
   double n_gradients = 0;  // points evaluated with their gradient
   double seconds = 0;      // time spent inside the target (the rest is the sampler's)
 
