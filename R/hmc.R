@@ -155,6 +155,7 @@ hmc_sample_mv <- function(log_density, init = NULL, gradient = NULL, n_iter = 10
     gradient <- carry_globals(gradient)
   }
   tg <- mcmc_target(log_density, init, lower, upper, backend, ...)
+  tg <- tape_target(tg, log_density, gradient, init, "hmc", ...)
   grad <- hmc_gradient(log_density, gradient, tg, init, ...)
 
   index <- chain_group_index(chains, chain_groups)
@@ -186,7 +187,8 @@ hmc_sample_mv <- function(log_density, init = NULL, gradient = NULL, n_iter = 10
                   settings = list(method = "chees", metric = metric, chains = chains,
                                   n_iter = n_iter, warmup = warmup, seed = seed,
                                   adapt_delta = adapt_delta,
-                                  max_leapfrog = max_leapfrog))
+                                  max_leapfrog = max_leapfrog,
+                                  taped = isTRUE(tg$taped)))
 }
 
 # The gradient the C++ glue calls: NULL for a model (its own), or the
@@ -200,10 +202,12 @@ hmc_gradient <- function(log_density, gradient, tg, init, ...) {
     }
     return(NULL)
   }
+  if (is.null(gradient) && is.function(tg$gradient)) return(tg$gradient)  # R/tape.R
   if (is.null(gradient)) {
     stop(paste0("`gradient` is needed with a function `log_density`: give an R ",
-                "function of the same points matrix returning d log f / d x, or ",
-                "use slice_sample_mv(), which needs no gradient"), call. = FALSE)
+                "function of the same points matrix returning d log f / d x, ",
+                tape_missing_reason(), ", or use slice_sample_mv(), which needs no ",
+                "gradient"), call. = FALSE)
   }
   if (!is.function(gradient)) stop("`gradient` must be a function", call. = FALSE)
   grad <- function(points) check_gradient_value(gradient(points, ...), points)

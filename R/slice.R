@@ -288,6 +288,7 @@ slice_sample_mv <- function(log_density, init = NULL, n_iter = 500, width = NULL
   chain_groups <- check_count(chain_groups, "chain_groups", 1)
   if (chain_groups > 1L) log_density <- carry_globals(log_density)
   tg <- mcmc_target(log_density, init, lower, upper, backend, ...)
+  tg <- tape_target(tg, log_density, NULL, init, "slice", ...)
   target <- tg$target
   if (stepout == "always" && method == "hyperrect") {
     warning("stepout = \"always\" is the paper's literal sampler: its vertex ",
@@ -328,7 +329,8 @@ slice_sample_mv <- function(log_density, init = NULL, n_iter = 500, width = NULL
                                   n_proposals = n_proposals, chains = chains,
                                   n_iter = n_iter, warmup = warmup, seed = seed,
                                   warmup_extend = warmup_extend,
-                                  init_radius = if (one_point) init_radius else 0))
+                                  init_radius = if (one_point) init_radius else 0,
+                                  taped = isTRUE(tg$taped)))
 }
 
 # Chains when none are given: 64 up to 32 dimensions, where a call's fixed
