@@ -44,14 +44,15 @@ rows_density <- function(log_density, form, ...) {
   }
 }
 
-# Tapes made in this R session, by token: a taped density that finds its
-# token missing has travelled to another process (a chain group's future),
-# where its tapes' external pointers are empty, and tapes again there, as
+# Tapes made in this R session: a marker (an empty environment) per taped
+# density, by token. A taped density whose marker is not the one here (a
+# copy made by serialising it: it travelled to a chain group's future, where
+# its tapes' external pointers are empty) tapes again, as
 # model_rebuild_data() rebuilds a model's device data.
 tape_registry <- new.env(parent = emptyenv())
 
 # RTMB's AD versions of base and stats functions (dnorm, rowSums, matrix,
-# apply, %*% through crossprod, ...): a function taped must find these in
+# apply, crossprod, ..., and c() below): a function taped must find these in
 # place of the plain ones, which reject AD values (or drop their class), so
 # the user's function, and the user's own functions it calls, are given an
 # environment that holds them in front of their own. Arithmetic, indexing
@@ -62,7 +63,14 @@ tape_overloads <- function() {
   masks <- ex[!grepl(".", ex, fixed = TRUE) & vapply(ex, function(nm) {
     exists(nm, envir = baseenv()) || exists(nm, envir = asNamespace("stats"))
   }, logical(1))]
-  mget(masks, envir = ns)
+  out <- mget(masks, envir = ns)
+  # c() dispatches on its first argument, so c(1, x) with x an AD value
+  # would drop x's AD class: any AD argument makes it RTMB's c().
+  ad_c <- get("c.advector", envir = ns)
+  out$c <- function(...) {
+    if (any(vapply(list(...), inherits, logical(1), "advector"))) ad_c(...) else base::c(...)
+  }
+  out
 }
 
 # `f` with RTMB's overloads in front of its environment, and the same done
@@ -162,8 +170,9 @@ taped_density <- function(log_density, form, x0, gradient, ...) {
   k <- length(x0)
   state <- new.env(parent = emptyenv())
   fresh <- function() {
-    state$token <- paste(Sys.getpid(), format(Sys.time(), "%OS6"), stats::runif(1))
-    assign(state$token, TRUE, envir = tape_registry)
+    state$token <- paste(Sys.getpid(), format(Sys.time(), "%OS6"), length(tape_registry))
+    state$marker <- new.env(parent = emptyenv())
+    assign(state$token, state$marker, envir = tape_registry)
     g <<- tape_rebind(log_density, tape_overloads())
     state$tapes <- list()
     state$exact <- NULL
@@ -172,7 +181,8 @@ taped_density <- function(log_density, form, x0, gradient, ...) {
   # (for values, of at most 4n: padding costs what the points cost).
   slack <- if (gradient) Inf else 4
   tape_for <- function(n) {
-    if (is.null(state$token) || !exists(state$token, envir = tape_registry)) fresh()
+    if (is.null(state$token) ||
+        !identical(get0(state$token, envir = tape_registry), state$marker)) fresh()
     if (is.null(state$exact)) state$exact <- n
     sizes <- as.integer(names(state$tapes))
     sizes <- sizes[sizes >= n & sizes <= slack * n]
