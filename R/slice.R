@@ -157,7 +157,14 @@
 #'
 #' @param log_density An R function of a numeric matrix (one point per row)
 #'   returning one log density per row (up to a constant, `-Inf` outside the
-#'   support), or a model object such as [lm_model()].
+#'   support), or a model object such as [lm_model()]. With the RTMB package
+#'   installed a function is taped as for [hmc_sample_mv()] (see its
+#'   "Taped densities"; a function of one parameter vector is taken too)
+#'   and its compiled values are used when they cost at most 2/3 of the R
+#'   function's, timed at the initial points (a density with a loop or a
+#'   Cholesky factor per point gains; a vectorised one often does not);
+#'   `fit$taped` says which ran. A function that does not tape gets one
+#'   message and runs as R code.
 #' @param init Initial point: a numeric vector, dispersed over the chains
 #'   (see `init_radius`), or a matrix with one row per chain, used as is.
 #'   Its names or column names name the variables. `NULL`: the model's
