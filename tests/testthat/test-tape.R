@@ -67,6 +67,15 @@ test_that("a latent Gaussian process with a Cholesky factor inside tapes", {
   expect_equal(td$value(pts), apply(pts, 1, gp), tolerance = 1e-10)
   g <- td$gradient(pts)
   for (i in 1:3) expect_equal(g[i, ], fd_grad(gp, pts[i, ]), tolerance = 1e-6)
+  # the taped Cholesky factor: R's at a positive definite matrix, NaN at
+  # one that is not (read as -Inf by the samplers)
+  tc <- RTMB::MakeTape(function(a) {
+    dim(a) <- c(3L, 3L)
+    clbayes:::tape_chol(a)
+  }, rep(0, 9))
+  A <- crossprod(matrix(c(2, 1, 0, 1, 3, 1, 0, 1, 4), 3))
+  expect_equal(matrix(tc(c(A)), 3), chol(A), tolerance = 1e-12)
+  expect_true(anyNA(tc(c(diag(c(1, -1, 1))))))
   fit <- suppressWarnings(slice_sample_mv(gp, init = rep(0, 8), n_iter = 50, warmup = 50,
                                           chains = 8, seed = 1))
   expect_true(fit$taped)
@@ -169,10 +178,11 @@ test_that("bad input: values, init, failing tapes", {
   expect_error(h(function(th) -0.5 * sum(th[1:3]^2), c(0, 0)), "`init`")
   expect_error(h(function(x) -0.5 * rowSums(x[, 1:3]^2), c(0, 0)), "`init` has 2 values")
   expect_error(h(function(x) rep(NA_real_, nrow(x)), c(0, 0)), "`init`")
-  # a tape that fails at some points (a Cholesky factor of a matrix that
-  # is not positive definite there): NaN, with a warning naming the point
+  # a tape that fails at some points (RTMB's Cholesky factor, used above
+  # 64 x 64, of a matrix that is not positive definite there): NaN, with a
+  # warning naming the point
   chol_ld <- function(th) {
-    K <- matrix(c(1, th[1], th[1], 1), 2)
+    K <- diag(65) + th[1] * (row(diag(65)) + col(diag(65)) == 3)
     -sum(log(diag(chol(K)))) - 0.5 * th[1]^2
   }
   td <- clbayes:::taped_density(chol_ld, "vector", 0, TRUE)
