@@ -122,7 +122,7 @@ tape_rebind <- function(f, overloads, seen = character()) {
 tape_problem <- function(e) {
   msg <- conditionMessage(e)
   call <- conditionCall(e)
-  where <- if (is.call(call)) {
+  where <- if (is.call(call) && is.name(call[[1L]])) {
     sprintf(" in `%s`", paste(deparse(call, width.cutoff = 60L, nlines = 1L), collapse = ""))
   } else ""
   what <- if (grepl("Comparison is generally unsafe", msg, fixed = TRUE)) {
