@@ -15,16 +15,20 @@ tape_available <- function() {
 
 # How the user wrote `log_density`: "matrix" (a points matrix in, one value
 # per row out, the samplers' own convention) or "vector" (one parameter
-# vector in, one number out, as in Stan). Read from one call of each kind
-# at the first initial point; a function that fits neither is left to the
+# vector in, one number out, as in Stan). Read from calls of each kind at
+# the first initial point; a function that fits neither is left to the
 # usual checks as "matrix".
 density_form <- function(log_density, x0, ...) {
   fits <- function(val, n) is.numeric(val) && length(val) == n
   two <- rbind(x0, x0, deparse.level = 0)
   as_matrix <- tryCatch(log_density(two, ...), error = function(e) NULL)
   if (fits(as_matrix, 2L)) return("matrix")
+  # A function of one vector gives one number, which moves with its
+  # argument (a constant, e.g. function(x) 0, is a wrong matrix function).
   as_vector <- tryCatch(log_density(x0, ...), error = function(e) NULL)
-  if (fits(as_vector, 1L)) "vector" else "matrix"
+  moved <- tryCatch(log_density(x0 + 0.1 * pmax(1, abs(x0)), ...), error = function(e) NULL)
+  if (fits(as_vector, 1L) && fits(moved, 1L) && !identical(as_vector, moved)) "vector"
+  else "matrix"
 }
 
 # The plain R density of a points matrix for either form (a function of one
@@ -296,6 +300,7 @@ tape_by_point <- function(tape, x, k, gradient, state) {
 # silently wrong values or gradients.
 tape_target <- function(tg, log_density, gradient, init, sampler, ...) {
   if (!is.function(log_density) || !is.null(gradient) || !tape_available()) return(tg)
+  if (sampler == "slice" && slice_keeps_r(log_density, init, ...)) return(tg)
   x0 <- init[1L, ]
   form <- density_form(log_density, x0, ...)
   plain <- rows_density(log_density, form, ...)
@@ -367,6 +372,21 @@ tape_target <- function(tg, log_density, gradient, init, sampler, ...) {
   message(sprintf(paste0("`log_density` could not be taped for automatic ",
                          "differentiation, so it runs as R code: %s"), why))
   tg
+}
+
+# For the slice sampler, which needs values only: TRUE when `log_density`
+# is a function of a points matrix that takes less than 1 ms on the
+# initial points (the second of two calls: the first may include R's
+# byte compilation). There a tape cannot save much per call, and the R
+# function is left as it is, called as without RTMB (two calls more,
+# these), with no taping or timing.
+slice_keeps_r <- function(log_density, init, ...) {
+  first <- tryCatch(log_density(init, ...), error = function(e) NULL)
+  if (!is.numeric(first) || length(first) != nrow(init)) return(FALSE)
+  t0 <- Sys.time()
+  val <- tryCatch(log_density(init, ...), error = function(e) NULL)
+  took <- as.double(Sys.time()) - as.double(t0)
+  is.numeric(val) && length(val) == nrow(init) && took < 1e-3
 }
 
 # Whether the tape's values cost at most 2/3 of the R function's, timed

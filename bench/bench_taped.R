@@ -5,7 +5,7 @@
 # factor inside) and a hierarchical logistic regression (100 parameters).
 #
 # Per model and sampler: min bulk ESS, max R-hat, max |z| of the means
-# against the NUTS run (its draws are the reference: 4 chains x 4000 kept
+# against the NUTS run (its draws are the reference: 4 chains x 2000 kept
 # draws; z uses both runs' MCSE), wall and CPU seconds, min ES/s. clbayes's
 # ES/s is by the wall time of its whole call (taping and checks included);
 # NUTS's by Stan's own sampling time (warmup + sampling, compile excluded)
@@ -33,7 +33,7 @@ if (length(only)) models <- models[only]
 # Slice runs in 89-100 dimensions need ~100 coordinate updates of several
 # calls each per iteration: shorter runs there (ES/s still comparable), and
 # for the plain R path everywhere (the GP's R density costs ~1 ms a batch).
-slice_iter <- function(m) if (length(m$init) > 50L) 150L else 500L
+slice_iter <- function(m) if (length(m$init) > 50L) 60L else 500L
 plain_iter <- function(m) min(250L, slice_iter(m))
 
 cache <- Sys.getenv("CLBAYES_STAN_CACHE", "/tmp/clbayes-stan-cache")
@@ -82,7 +82,7 @@ for (nm in names(models)) {
   nuts <- NULL
   if (use_stan) {
     sm <- stan_model_cached(m$stan)
-    r <- timed(rstan::sampling(sm$model, data = m$stan_data, chains = 4, iter = 5000,
+    r <- timed(rstan::sampling(sm$model, data = m$stan_data, chains = 4, iter = 3000,
                                warmup = 1000, cores = 1, refresh = 0, seed = 1))
     et <- sum(rstan::get_elapsed_time(r$val))
     d <- as.array(r$val)
