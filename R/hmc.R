@@ -87,7 +87,10 @@
 #' tape that disagrees is never used. A point where the tape fails (a
 #' Cholesky factor of a matrix that is not positive definite, far out in
 #' an early trajectory) is read as `NaN`, so outside the support, with a
-#' warning naming the first such point. The tape is made again in each
+#' warning naming the first such point. The R function runs only while it
+#' is taped and checked (a few calls), never per point after: what it does
+#' besides computing (printing, counting calls) happens then only. The
+#' tape is made again in each
 #' chain group's worker (an external pointer does not travel). The fit
 #' says `taped = TRUE`; `options(clbayes.tape = FALSE)` turns taping off.
 #' On eight schools and three larger models see `bench/RESULTS-taped.md`.
