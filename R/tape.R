@@ -393,7 +393,7 @@ slice_keeps_r <- function(log_density, init, ...) {
 # on the initial points (each for at least 20 ms). Values only: a
 # vectorised R density (R's arithmetic runs over whole vectors) can beat
 # a tape, which replays one scalar operation at a time: eight schools
-# with 64 chains took 1.6 times as long taped; a density with a loop
+# with 64 chains took 2.5 times as long taped; a density with a loop
 # over points or a Cholesky factor per point gains many times
 # (bench/RESULTS-taped.md).
 tape_faster <- function(taped, plain, points) {
