@@ -27,7 +27,9 @@ density_form <- function(log_density, x0, ...) {
   # argument (a constant, e.g. function(x) 0, is a wrong matrix function).
   as_vector <- tryCatch(log_density(x0, ...), error = function(e) NULL)
   moved <- tryCatch(log_density(x0 + 0.1 * pmax(1, abs(x0)), ...), error = function(e) NULL)
-  if (fits(as_vector, 1L) && fits(moved, 1L) && !identical(as_vector, moved)) "vector"
+  # (NA: a vector function reading past the end of a short `init`.)
+  if (fits(as_vector, 1L) && fits(moved, 1L) &&
+      (anyNA(as_vector) || !identical(as_vector, moved))) "vector"
   else "matrix"
 }
 

@@ -148,10 +148,13 @@ test_that("functions that do not tape: one message for slice, an error for HMC",
   branch <- function(x) ifelse(x[, 1] > 0, -x[, 1]^2, -2 * x[, 1]^2) - x[, 2]^2
   expect_error(hmc_sample_mv(branch, init = c(0.5, 0), n_iter = 10, warmup = 10, seed = 1),
                "comparison of a parameter.*`gradient`")
-  expect_message(fit <- suppressWarnings(slice_sample_mv(branch, init = c(0.5, 0),
+  # (slice: a function of one vector; a matrix function under 1 ms a call
+  # is kept as it is, untaped)
+  branch1 <- function(th) if (th[1] > 0) -th[1]^2 - th[2]^2 else -2 * th[1]^2 - th[2]^2
+  expect_message(fit <- suppressWarnings(slice_sample_mv(branch1, init = c(0.5, 0),
                                                          n_iter = 20, warmup = 20,
                                                          chains = 4, seed = 1)),
-                 "could not be taped.*runs as R code.*ifelse")
+                 "could not be taped.*runs as R code.*comparison")
   expect_false(fit$taped)
   ns <- function(x) rowSums(stats::dnorm(x, log = TRUE))
   expect_error(hmc_sample_mv(ns, init = c(0, 0), n_iter = 10, warmup = 10, seed = 1),
