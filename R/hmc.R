@@ -62,7 +62,43 @@
 #' `X'X`; [gp_model()] from one Cholesky factor per point, always on the
 #' CPU (there is no device path for the GP gradient, so `backend` does not
 #' move this model to the device). A function `log_density` without
-#' `gradient` is an error that points to [slice_sample_mv()].
+#' `gradient` is taped (next section) when the RTMB package is installed,
+#' and is otherwise an error that says so.
+#'
+#' @section Taped densities:
+#' With the RTMB package installed, an R function `log_density` given
+#' without `gradient` is recorded once by RTMB's automatic differentiation
+#' (a tape, `RTMB::MakeTape()`), and every leapfrog step then evaluates the
+#' value and gradient of all chains' points in one compiled pass: the tape
+#' of the batch's sum, whose reverse pass gives each point's gradient. The
+#' function may be written for the samplers (a points matrix in, one value
+#' per row out, with `rowSums()`, `%*%`, `sweep()`, indexing) or, as in
+#' Stan, of one parameter vector returning one number; data come through
+#' its closure or `...`. What tapes: arithmetic and the Math functions,
+#' matrix products, `chol()`, `solve()`, `diag()`, indexing and assignment
+#' into vectors, `for` loops, `sapply()`/`apply()`, and RTMB's versions of
+#' `dnorm()`, `dpois()`, `dbinom()`, `dgamma()`, `dbeta()`, `dt()`,
+#' `plogis()`, `lgamma()` and the others RTMB documents (a function written
+#' with them finds RTMB's versions by itself, as do the user's own
+#' functions it calls). What does not: a branch on a parameter's value
+#' (`if`, `ifelse()`, `max()`, `pmax()`: the tape would follow one branch
+#' only), `vapply()` over parameters (use `sapply()` or a loop), a function
+#' called as `stats::dnorm()` (call `dnorm()`), and functions with no AD
+#' version. Such a function gets an error that names the construct, and
+#' asks for `gradient`. Bounds need no branch: give `lower`/`upper`; the
+#' transform and its Jacobian stay outside the tape. Before sampling the
+#' tape's values are compared with the R function's, and its gradient with
+#' central finite differences of the R function, at the initial points: a
+#' tape that disagrees is never used. A point where the tape fails (a
+#' Cholesky factor of a matrix that is not positive definite, far out in
+#' an early trajectory) is read as `NaN`, so outside the support, with a
+#' warning naming the first such point. The R function runs only while it
+#' is taped and checked (a few calls), never per point after: what it does
+#' besides computing (printing, counting calls) happens then only. The
+#' tape is made again in each
+#' chain group's worker (an external pointer does not travel). The fit
+#' says `taped = TRUE`; `options(clbayes.tape = FALSE)` turns taping off.
+#' On eight schools and three larger models see `bench/RESULTS-taped.md`.
 #'
 #' @section Choices and evidence:
 #' * `chains = 16`: the adaptation averages over chains, and 16 chains give
@@ -100,8 +136,9 @@
 #'
 #' @inheritParams slice_sample_mv
 #' @param log_density An R function of a numeric matrix (one point per row)
-#'   returning one log density per row, with `gradient`; or a model object:
-#'   [glm_model()], [lm_model()] or [gp_model()].
+#'   returning one log density per row, or of one parameter vector
+#'   returning one number (taped: see "Taped densities"); or a model
+#'   object: [glm_model()], [lm_model()] or [gp_model()].
 #' @param init Initial point: a numeric vector (every chain starts there,
 #'   moved by a uniform draw on (-0.1, 0.1) per variable on the
 #'   unconstrained scale so that chains differ; a moved point without a
@@ -109,7 +146,8 @@
 #'   (used as given). `NULL`: the model's `init` (for a model object).
 #' @param gradient For an R function `log_density`: an R function of the
 #'   same points matrix (and `...`) returning the gradients as a matrix of
-#'   the same shape. `NULL` for a model object.
+#'   the same shape; `NULL` to tape `log_density` (RTMB needed). `NULL` for
+#'   a model object.
 #' @param n_iter Draws kept per chain.
 #' @param warmup Adaptation iterations per chain before the kept ones.
 #' @param chains Number of chains (at least 2), advanced together.
@@ -138,6 +176,36 @@
 #'                      n_iter = 200, warmup = 200, chains = 4, seed = 1)
 #' fit$step_size
 #' summary(fit)
+#'
+#' # no gradient: the density is taped (RTMB); eight schools, non-centred
+#' if (requireNamespace("RTMB", quietly = TRUE)) {
+#'   y <- c(28, 8, -3, 7, -1, 1, 18, 12)
+#'   s <- c(15, 10, 16, 11, 9, 11, 10, 18)
+#'   schools <- function(p) {
+#'     n <- nrow(p)
+#'     eta <- p[, 3:10, drop = FALSE]
+#'     theta <- p[, 1] + p[, 2] * eta
+#'     rowSums(dnorm(matrix(y, n, 8, byrow = TRUE), theta,
+#'                   matrix(s, n, 8, byrow = TRUE), log = TRUE)) -
+#'       0.5 * rowSums(eta^2) + dnorm(p[, 1], 0, 5, log = TRUE) -
+#'       log1p((p[, 2] / 5)^2)
+#'   }
+#'   init <- c(mu = 0, tau = 1, setNames(rep(0, 8), paste0("eta", 1:8)))
+#'   fit <- hmc_sample_mv(schools, init, lower = c(-Inf, 0, rep(-Inf, 8)),
+#'                        n_iter = 300, warmup = 300, adapt_delta = 0.9,
+#'                        seed = 1)
+#'   fit$taped
+#'
+#'   # as in Stan: a function of one parameter vector, with a loop
+#'   y2 <- c(1.2, -0.3, 0.8, 2.1)
+#'   loop <- function(th) {
+#'     lp <- dnorm(th[1], 0, 10, log = TRUE) - th[2]
+#'     for (i in seq_along(y2)) lp <- lp + dnorm(y2[i], th[1], exp(th[2]), log = TRUE)
+#'     lp
+#'   }
+#'   fit2 <- hmc_sample_mv(loop, c(mu = 0, log_sigma = 0), n_iter = 300,
+#'                         warmup = 300, seed = 1)
+#' }
 #' @export
 hmc_sample_mv <- function(log_density, init = NULL, gradient = NULL, n_iter = 1000,
                           warmup = 1000, chains = 16, seed = NULL,
@@ -167,6 +235,7 @@ hmc_sample_mv <- function(log_density, init = NULL, gradient = NULL, n_iter = 10
     gradient <- carry_globals(gradient)
   }
   tg <- mcmc_target(log_density, init, lower, upper, backend, ...)
+  tg <- tape_target(tg, log_density, gradient, init, "hmc", ...)
   grad <- hmc_gradient(log_density, gradient, tg, init, ...)
 
   index <- chain_group_index(chains, chain_groups)
@@ -198,7 +267,8 @@ hmc_sample_mv <- function(log_density, init = NULL, gradient = NULL, n_iter = 10
                   settings = list(method = "chees", metric = metric, chains = chains,
                                   n_iter = n_iter, warmup = warmup, seed = seed,
                                   adapt_delta = adapt_delta,
-                                  max_leapfrog = max_leapfrog))
+                                  max_leapfrog = max_leapfrog,
+                                  taped = isTRUE(tg$taped)))
 }
 
 # The gradient the C++ glue calls: NULL for a model (its own), or the
@@ -212,10 +282,12 @@ hmc_gradient <- function(log_density, gradient, tg, init, ...) {
     }
     return(NULL)
   }
+  if (is.null(gradient) && is.function(tg$gradient)) return(tg$gradient)  # R/tape.R
   if (is.null(gradient)) {
     stop(paste0("`gradient` is needed with a function `log_density`: give an R ",
-                "function of the same points matrix returning d log f / d x, or ",
-                "use slice_sample_mv(), which needs no gradient"), call. = FALSE)
+                "function of the same points matrix returning d log f / d x, ",
+                tape_missing_reason(), ", or use slice_sample_mv(), which needs no ",
+                "gradient"), call. = FALSE)
   }
   if (!is.function(gradient)) stop("`gradient` must be a function", call. = FALSE)
   grad <- function(points) check_gradient_value(gradient(points, ...), points)

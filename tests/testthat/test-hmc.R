@@ -121,7 +121,10 @@ test_that("gradients are checked, and bad input names its argument", {
   expect_error(run(gradient = function(x) tg$gr(x)[, 1]), "`gradient` must return")
   expect_error(run(gradient = function(x) tg$gr(x)[1, , drop = FALSE]),
                "`gradient` must return")
+  # without a gradient and without taping (RTMB: test-tape.R)
+  old <- options(clbayes.tape = FALSE)
   expect_error(run(), "slice_sample_mv")
+  options(old)
   expect_error(run(gradient = 1), "`gradient` must be a function")
   expect_error(hmc_sample_mv(tg$ld, c(0, 0), gradient = tg$gr, chains = 1), "`chains`")
   expect_error(run(gradient = tg$gr, adapt_delta = 1), "`adapt_delta`")
@@ -201,6 +204,8 @@ test_that("a model brings its own gradient; a function without one points to sli
   m <- gp_model(drop(X %*% c(1, 2)) + rnorm(10), X, coords)
   expect_error(hmc_sample_mv(m, c(1, 1, 0.2), gradient = function(x) x, backend = "cpu"),
                "`gradient` must be NULL for a model")
+  old <- options(clbayes.tape = FALSE)
+  on.exit(options(old), add = TRUE)
   expect_error(hmc_sample_mv(function(x) -rowSums(x^2), c(0, 0), n_iter = 10, warmup = 10),
-               "`gradient` is needed.*slice_sample_mv")
+               "`gradient` is needed.*RTMB|clbayes.tape.*slice_sample_mv")
 })
