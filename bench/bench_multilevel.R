@@ -64,6 +64,10 @@ for (name in names(models)) {
   s_rs <- min_ess(as.array(rs$value), vars)
   s_cl <- min_ess(as.array(cl$value), vars)
   z <- (s_cl$mean - s_rs$mean) / s_rs$sd
+  worst <- order(-abs(z))[1:3]
+  cat(sprintf("%s: largest |mean difference| / rstanarm sd: %s\n", name,
+              paste(sprintf("%s %.3f (%.4g vs %.4g)", vars[worst], z[worst], s_cl$mean[worst],
+                            s_rs$mean[worst]), collapse = "; ")))
   for (who in c("rstanarm", "clbayes")) {
     s <- if (who == "rstanarm") s_rs else s_cl
     t <- if (who == "rstanarm") rs else cl
@@ -85,6 +89,6 @@ for (name in names(models)) {
 }
 cat(sprintf("\n%s, %s, R %s, rstanarm %s, clbayes %s, OMP_NUM_THREADS=%s\n",
             format(Sys.time(), "%Y-%m-%d %H:%M"), Sys.info()[["nodename"]],
-            getRversion(), packageVersion("rstanarm"), packageVersion("clbayes"),
+            getRversion(), packageVersion("rstanarm"), utils::packageDescription("clbayes")$Version,
             Sys.getenv("OMP_NUM_THREADS")))
 print(do.call(rbind, rows), row.names = FALSE)
