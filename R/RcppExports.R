@@ -221,10 +221,6 @@
     .Call(`_clbayes_cpp_slice_memory`, chains, dim, method, n_proposals, warmup, warmup_extend, n_iter)
 }
 
-.cpp_test_rng_stream <- function(seed, stream, n, reference) {
-    .Call(`_clbayes_cpp_test_rng_stream`, seed, stream, n, reference)
-}
-
 .cpp_zeros <- function(rows, cols) {
     .Call(`_clbayes_cpp_zeros`, rows, cols)
 }
@@ -295,5 +291,9 @@
 
 .cpp_model_gradient <- function(model, points) {
     .Call(`_clbayes_cpp_model_gradient`, model, points)
+}
+
+.cpp_test_rng_stream <- function(seed, stream, n, reference) {
+    .Call(`_clbayes_cpp_test_rng_stream`, seed, stream, n, reference)
 }
 

@@ -237,7 +237,21 @@ matrix_new_rows <- function(m, newdata, offset, response) {
 formula_new_rows <- function(m, newdata, offset, response) {
   if (!is.data.frame(newdata)) stop("`newdata` must be a data frame", call. = FALSE)
   tt <- if (response) m$terms else stats::delete.response(m$terms)
+  # as predict.glm(): every variable present, and of the class it was fitted with
+  missing_cols <- setdiff(all.vars(stats::delete.response(tt)), names(newdata))
+  missing_cols <- missing_cols[!vapply(missing_cols, exists, logical(1),
+                                       envir = environment(m$terms))]
+  if (length(missing_cols) > 0L) {
+    stop(sprintf("`newdata` must have the column(s) %s", paste0("`", missing_cols, "`",
+                                                                collapse = ", ")), call. = FALSE)
+  }
   mf <- stats::model.frame(tt, newdata, xlev = m$xlevels, na.action = stats::na.pass)
+  classes <- attr(m$terms, "dataClasses")
+  if (!is.null(classes)) {
+    tryCatch(stats::.checkMFClasses(classes, mf), error = function(e) {
+      stop(sprintf("`newdata`: %s", conditionMessage(e)), call. = FALSE)
+    })
+  }
   X <- stats::model.matrix(tt, mf, contrasts.arg = m$contrasts)
   if (anyNA(X)) stop("`newdata` must have no missing predictors", call. = FALSE)
   rows <- list(x = X[, colnames(X) != "(Intercept)", drop = FALSE])

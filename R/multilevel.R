@@ -68,6 +68,7 @@ glm_model_multilevel <- function(formula, data, fam, prior, prior_intercept, pri
   model$formula <- formula
   model$offset_call <- offset_expr
   model$terms <- stats::terms(lme4::nobars(formula))
+  attr(model$terms, "dataClasses") <- attr(attr(fr, "terms"), "dataClasses")
   model$xlevels <- stats::.getXlevels(model$terms, fr)
   model$contrasts <- attr(parsed$X, "contrasts")
   model$na_action <- dropped

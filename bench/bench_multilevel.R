@@ -74,8 +74,8 @@ for (name in names(models)) {
     rows[[length(rows) + 1L]] <- data.frame(
       model = name, sampler = who, wall_s = round(t$wall, 1), cpu_s = round(t$cpu, 1),
       min_ess_bulk = round(min(s$ess_bulk)), min_ess_tail = round(min(s$ess_tail)),
-      min_es_per_s = round(min(s$ess_bulk) / t$wall, 1), max_rhat = round(max(s$rhat), 4),
-      max_abs_z = if (who == "clbayes") round(max(abs(z)), 3) else NA,
+      min_es_per_s = round(min(s$ess_bulk) / t$wall, 1), max_rhat = sprintf("%.4f", max(s$rhat)),
+      max_abs_z = if (who == "clbayes") sprintf("%.3f", max(abs(z))) else "",
       divergent = if (who == "clbayes") sum(cl$value$n_divergent) else
         sum(rstan::get_divergent_iterations(rs$value$stanfit)))
   }

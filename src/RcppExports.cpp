@@ -726,20 +726,6 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
-// cpp_test_rng_stream
-Rcpp::NumericVector cpp_test_rng_stream(double seed, int stream, int n, bool reference);
-RcppExport SEXP _clbayes_cpp_test_rng_stream(SEXP seedSEXP, SEXP streamSEXP, SEXP nSEXP, SEXP referenceSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
-    Rcpp::traits::input_parameter< int >::type stream(streamSEXP);
-    Rcpp::traits::input_parameter< int >::type n(nSEXP);
-    Rcpp::traits::input_parameter< bool >::type reference(referenceSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_test_rng_stream(seed, stream, n, reference));
-    return rcpp_result_gen;
-END_RCPP
-}
 // cpp_zeros
 SEXP cpp_zeros(int rows, int cols);
 RcppExport SEXP _clbayes_cpp_zeros(SEXP rowsSEXP, SEXP colsSEXP) {
@@ -977,6 +963,20 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_test_rng_stream
+Rcpp::NumericVector cpp_test_rng_stream(double seed, int stream, int n, bool reference);
+RcppExport SEXP _clbayes_cpp_test_rng_stream(SEXP seedSEXP, SEXP streamSEXP, SEXP nSEXP, SEXP referenceSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
+    Rcpp::traits::input_parameter< int >::type stream(streamSEXP);
+    Rcpp::traits::input_parameter< int >::type n(nSEXP);
+    Rcpp::traits::input_parameter< bool >::type reference(referenceSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_test_rng_stream(seed, stream, n, reference));
+    return rcpp_result_gen;
+END_RCPP
+}
 
 static const R_CallMethodDef CallEntries[] = {
     {"_clbayes_cpp_first_asymmetric", (DL_FUNC) &_clbayes_cpp_first_asymmetric, 3},
@@ -1034,7 +1034,6 @@ static const R_CallMethodDef CallEntries[] = {
     {"_clbayes_cpp_slice_total", (DL_FUNC) &_clbayes_cpp_slice_total, 1},
     {"_clbayes_cpp_slice_result", (DL_FUNC) &_clbayes_cpp_slice_result, 1},
     {"_clbayes_cpp_slice_memory", (DL_FUNC) &_clbayes_cpp_slice_memory, 7},
-    {"_clbayes_cpp_test_rng_stream", (DL_FUNC) &_clbayes_cpp_test_rng_stream, 4},
     {"_clbayes_cpp_zeros", (DL_FUNC) &_clbayes_cpp_zeros, 2},
     {"_clbayes_cpp_zero_triangle", (DL_FUNC) &_clbayes_cpp_zero_triangle, 2},
     {"_clbayes_cpp_identity", (DL_FUNC) &_clbayes_cpp_identity, 2},
@@ -1053,6 +1052,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_clbayes_cpp_glm_row_grid", (DL_FUNC) &_clbayes_cpp_glm_row_grid, 7},
     {"_clbayes_cpp_glm_lp_batch_path", (DL_FUNC) &_clbayes_cpp_glm_lp_batch_path, 10},
     {"_clbayes_cpp_model_gradient", (DL_FUNC) &_clbayes_cpp_model_gradient, 2},
+    {"_clbayes_cpp_test_rng_stream", (DL_FUNC) &_clbayes_cpp_test_rng_stream, 4},
     {NULL, NULL, 0}
 };
 

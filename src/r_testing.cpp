@@ -2,8 +2,9 @@
 // them): the support kernels of stan-opencl.txt section 3.5 that have no
 // operator of their own, kernel compilation, the buffer pool's counters,
 // the algorithms with explicit settings (so that small tests reach several
-// panels, blocks, levels or device paths), the GLM row math row by row and
-// model gradients. Nothing user-facing calls them. Functions that work in
+// panels, blocks, levels or device paths), the GLM row math row by row,
+// model gradients and the chains' random streams. Nothing user-facing calls
+// them. Functions that work in
 // place copy first, so R's value semantics hold.
 
 #include "glue_chol.hpp"
@@ -15,9 +16,11 @@
 #include <clbayes/linalg/cholesky.hpp>
 #include <clbayes/linalg/cholesky_grad.hpp>
 #include <clbayes/mcmc/evaluator.hpp>
+#include <clbayes/mcmc/rng.hpp>
 #include <clbayes/reduce/sum.hpp>
 
 #include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <utility>
@@ -325,4 +328,19 @@ Rcpp::List cpp_model_gradient(SEXP model, Rcpp::NumericMatrix points) {
   std::copy(grad.data(), grad.data() + grad.size(), g.begin());
   return Rcpp::List::create(Rcpp::Named("value") = Rcpp::NumericVector(out.data(), out.data() + out.size()),
                             Rcpp::Named("gradient") = g);
+}
+
+// The first `n` uniforms of stream `stream` of `seed`, reached by jumping
+// ahead (the samplers' way) or, with `reference`, by `stream` single jumps
+// of the reference polynomial (Blackman and Vigna's xoshiro256** jump()).
+// [[Rcpp::export(.cpp_test_rng_stream)]]
+Rcpp::NumericVector cpp_test_rng_stream(double seed, int stream, int n, bool reference) {
+  if (stream < 0 || n < 0) Rcpp::stop("`stream` and `n` must not be negative");
+  const auto s = static_cast<std::uint64_t>(seed);
+  clbayes::mcmc::rng g(s, reference ? 0u : static_cast<std::uint32_t>(stream));
+  if (reference)
+    for (int k = 0; k < stream; ++k) g.jump();
+  Rcpp::NumericVector out(n);
+  for (int i = 0; i < n; ++i) out[i] = g.uniform();
+  return out;
 }

@@ -144,3 +144,19 @@ test_that("the matrix form's fits predict from x", {
                unname(colMeans(plogis(eta[, 1:3]))))
   expect_error(predict(fit, newdata = x[, 1, drop = FALSE]), "`newdata` must be a numeric matrix with 2")
 })
+
+test_that("newdata with a missing or mistyped column is an error naming it, as predict.glm", {
+  set.seed(9)
+  d <- data.frame(x1 = rnorm(40), f = factor(sample(c("a", "b"), 40, TRUE)))
+  d$y <- rbinom(40, 1, plogis(0.3 + d$x1))
+  m <- glm_model(y ~ x1 + f, d, family = binomial())
+  fit <- hmc_sample_mv(m, n_iter = 20, warmup = 20, chains = 2, seed = 1, backend = "cpu")
+  ref <- glm(y ~ x1 + f, binomial(), d)
+  bad <- transform(d[1:2, ], x1 = as.character(x1))
+  expect_error(predict(ref, bad), "x1")  # the reference behaviour
+  expect_error(predict(fit, bad), "newdata.*x1")
+  expect_error(posterior_predict(fit, bad), "newdata.*x1")
+  expect_error(log_lik(fit, bad), "newdata.*x1")
+  expect_error(predict(fit, transform(d[1:2, ], f = as.numeric(f))), "newdata.*f")
+  expect_error(predict(fit, d[1:2, "x1", drop = FALSE]), "`f`")
+})
