@@ -373,22 +373,28 @@ class sampler {
     chees_.restart(chees_.length() * (std::isfinite(ratio) && ratio > 0 ? std::sqrt(ratio) : 1.0));
   }
 
-  /** The largest eigenvalue of the covariance of the rows of `draws`, by
+  /** The largest eigenvalue of the covariance of the rows of `all`, by
    *  power iteration (a few window ends per run), through the centred draws
    *  C (n x k) as C' (C v) / (n - 1): n k per step, never the k x k
    *  covariance (k is 2 x 10^4 for a model with 10^4 varying intercepts and
    *  slopes). */
-  static double largest_variance(const Eigen::MatrixXd& draws) {
+  static double largest_variance(const Eigen::MatrixXd& all) {
+    // At most 1024 evenly spaced draws: a ratio of spreads needs no more.
+    const Eigen::Index n = std::min<Eigen::Index>(all.rows(), 1024);
+    Eigen::MatrixXd draws(n, all.cols());
+    for (Eigen::Index i = 0; i < n; ++i) draws.row(i) = all.row(i * all.rows() / n);
     const Eigen::MatrixXd centred = draws.rowwise() - draws.colwise().mean();
-    const double n1 = static_cast<double>(std::max<Eigen::Index>(1, draws.rows() - 1));
+    const double n1 = static_cast<double>(std::max<Eigen::Index>(1, n - 1));
     Eigen::VectorXd v = (centred.colwise().squaredNorm().transpose() / n1).cwiseSqrt();
     double lambda = v.squaredNorm() > 0 ? 1.0 : 0.0;
     for (int it = 0; it < 100 && lambda > 0; ++it) {
       const Eigen::VectorXd w = centred.transpose() * (centred * v) / n1;
       const double norm = w.norm();
       if (!(norm > 0)) return 0;
+      const double previous = lambda;
       lambda = norm / v.norm();
       v = w / norm;
+      if (it > 0 && std::fabs(lambda - previous) <= 1e-4 * lambda) break;
     }
     return lambda;
   }
