@@ -191,8 +191,8 @@ group_terms_of <- function(re, bars, fr) {
     zt <- methods::as(re$Ztlist[[t]], "TsparseMatrix")
     z <- matrix(0, length(f), p)
     z[cbind(zt@j + 1L, zt@i %% p + 1L)] <- zt@x
-    b <- bars[[match(names(re$Ztlist)[t], labels)]]
-    if (is.null(b)) b <- bars[[t]]
+    at <- match(names(re$Ztlist)[t], labels)  # lme4 names each term by its bar
+    b <- bars[[if (is.na(at)) t else at]]
     lhs_terms <- stats::terms(eval(call("~", b$lhs)))
     list(group = names(re$cnms)[t], cnms = re$cnms[[t]], levels = levels(f),
          level = as.integer(f), z = z, lhs = lhs_terms, group_expr = b$group, label = b$label,
