@@ -245,7 +245,12 @@ formula_new_rows <- function(m, newdata, offset, response) {
     stop(sprintf("`newdata` must have the column(s) %s", paste0("`", missing_cols, "`",
                                                                 collapse = ", ")), call. = FALSE)
   }
-  mf <- stats::model.frame(tt, newdata, xlev = m$xlevels, na.action = stats::na.pass)
+  # (a factor given as another type warns here; the class check below then
+  # stops with the column's name, so the warning is dropped)
+  mf <- withCallingHandlers(
+    stats::model.frame(tt, newdata, xlev = m$xlevels, na.action = stats::na.pass),
+    warning = function(w) if (grepl("is not a factor", conditionMessage(w), fixed = TRUE))
+      invokeRestart("muffleWarning"))
   classes <- attr(m$terms, "dataClasses")
   if (!is.null(classes)) {
     tryCatch(stats::.checkMFClasses(classes, mf), error = function(e) {
