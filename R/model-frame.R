@@ -34,20 +34,10 @@ glm_model_formula <- function(formula, data, family, prior, prior_intercept, pri
   mt <- attr(mf, "terms")
   if (attr(mt, "response") == 0L) stop("`formula` must have a response", call. = FALSE)
   X <- stats::model.matrix(mt, mf)
-  if (nrow(X) == 0L) stop("`data` has no complete rows", call. = FALSE)
-  check_design_finite(X)
+  fixed <- fixed_design(X)
   check_has_parameters(X, fam$stan)
-  qx <- qr(X)
-  if (qx$rank < ncol(X)) {
-    stop(sprintf("`formula` gives collinear columns in the design matrix (%s): drop them",
-                 paste(colnames(X)[qx$pivot[-seq_len(qx$rank)]], collapse = ", ")),
-         call. = FALSE)
-  }
-  has_intercept <- attr(mt, "intercept") == 1L
-  x <- X[, colnames(X) != "(Intercept)", drop = FALSE]
-  attr(x, "assign") <- NULL
-  attr(x, "contrasts") <- NULL
-  dimnames(x) <- list(NULL, colnames(x))
+  has_intercept <- fixed$has_intercept
+  x <- fixed$x
   resp <- glm_response(stats::model.response(mf), fam$stan)
   model <- glm_model_build(resp, x, fam$stan, prior, prior_intercept, prior_aux,
                            n_categories = 1L, has_intercept = has_intercept,
@@ -70,23 +60,8 @@ formula_model_frame <- function(formula, data, na.action, offset_expr) {
   frame_data <- data %||% environment(formula)
   mf_call <- quote(stats::model.frame(formula, data = frame_data, na.action = na.action,
                                       drop.unused.levels = TRUE))
-  if (!is.null(offset_expr)) {
-    off <- tryCatch(eval(offset_expr, frame_data, environment(formula)),
-                    error = function(e) {
-                      stop(sprintf("`offset` could not be evaluated in `data`: %s",
-                                   conditionMessage(e)), call. = FALSE)
-                    })
-    if (!is.null(off)) {
-      if (!is.numeric(off) || (!is.null(dim(off)) && min(dim(off)) > 1L)) {
-        stop("`offset` must be a numeric vector", call. = FALSE)
-      }
-      if (is.data.frame(data) && length(off) != nrow(data)) {
-        stop(sprintf("`offset` must have one value per row of `data` (%d), not %d",
-                     nrow(data), length(off)), call. = FALSE)
-      }
-      mf_call$offset <- as.vector(off)  # the value: model.frame evaluates extras in `data`
-    }
-  }
+  off <- eval_offset_arg(offset_expr, frame_data, formula, data)
+  if (!is.null(off)) mf_call$offset <- off  # the value: model.frame evaluates extras in `data`
   tryCatch(eval(mf_call), error = function(e) {
     if (grepl("(offset)", conditionMessage(e), fixed = TRUE)) {
       stop("`offset` must have one value per row of the variables of `formula`",

@@ -51,8 +51,7 @@ fixef.clbayes_fit <- function(object, ...) {
 ranef.clbayes_fit <- function(object, ...) {
   m <- multilevel_model_of(object)
   med <- apply(fit_draws(object)[, multilevel_b_names(m), drop = FALSE], 2L, stats::median)
-  b <- split(med, rep(seq_along(m$group_terms), vapply(m$group_terms, function(t)
-    length(t$levels) * length(t$cnms), 0)))
+  b <- split(med, rep(seq_along(m$group_terms), group_term_sizes(m$group_terms)))
   per_term <- lapply(seq_along(m$group_terms), function(t) {
     term <- m$group_terms[[t]]
     data.frame(matrix(b[[t]], length(term$levels), length(term$cnms), byrow = TRUE,
@@ -71,10 +70,10 @@ VarCorr.clbayes_fit <- function(x, sigma = 1, ...) {
   d <- fit_draws(x)
   out <- lapply(m$group_terms, function(term) {
     p <- length(term$cnms)
-    idx <- which(lower.tri(diag(p), diag = TRUE), arr.ind = TRUE)
-    cols <- sprintf("Sigma[%s:%s,%s]", term$group, term$cnms[idx[, 1L]], term$cnms[idx[, 2L]])
+    entries <- sigma_entries(term)
+    idx <- entries$index
     V <- matrix(0, p, p, dimnames = list(term$cnms, term$cnms))
-    V[idx] <- colMeans(d[, cols, drop = FALSE])
+    V[idx] <- colMeans(d[, entries$names, drop = FALSE])
     V[idx[, 2:1, drop = FALSE]] <- V[idx]
     sd <- sqrt(diag(V))
     structure(V, stddev = sd, correlation = V / outer(sd, sd))
@@ -110,7 +109,7 @@ multilevel_model_of <- function(object) {
 
 multilevel_b_names <- function(m) {
   n_fixed <- length(m$fixed_names)
-  n_b <- sum(vapply(m$group_terms, function(t) length(t$levels) * length(t$cnms), 0))
+  n_b <- sum(group_term_sizes(m$group_terms))
   m$reported_names[n_fixed + seq_len(n_b)]
 }
 

@@ -161,9 +161,11 @@ parse_group_terms <- function(formula, data, na.action, off) {
 }
 
 # The fixed-effect design X without its intercept column, and whether it had
-# one; collinear columns are an error.
+# one (glm_model()'s formula form, with or without group-level terms): no
+# rows, a non-finite value or collinear columns are an error.
 fixed_design <- function(X) {
   if (nrow(X) == 0L) stop("`data` has no complete rows", call. = FALSE)
+  check_design_finite(X)
   qx <- qr(X)
   if (qx$rank < ncol(X)) {
     stop(sprintf("`formula` gives collinear columns in the design matrix (%s): drop them",
@@ -227,7 +229,7 @@ group_block <- function(terms, cov, stan, resp) {
   gaussian <- stan == "normal_id"
   s_y <- if (gaussian) stats::sd(resp$y) else 1
   if (!is.finite(s_y) || s_y <= 0) s_y <- 1
-  q <- sum(vapply(terms, function(t) length(t$levels) * length(t$cnms), 0))
+  q <- sum(group_term_sizes(terms))
   rows <- list(prior_rows_of("normal", q, "z_b", location = 0, scale = 1))
   names <- paste0("z_b[", seq_len(q), "]")
   lower <- rep(-Inf, q)
@@ -330,11 +332,7 @@ multilevel_reported_names <- function(model) {
     sprintf("b[%s %s:%s]", rep(t$cnms, length(t$levels)), t$group,
             rep(t$levels, each = length(t$cnms)))
   }))
-  sigma <- unlist(lapply(model$group_terms, function(t) {
-    p <- length(t$cnms)
-    idx <- which(lower.tri(diag(p), diag = TRUE), arr.ind = TRUE)
-    sprintf("Sigma[%s:%s,%s]", t$group, t$cnms[idx[, 1L]], t$cnms[idx[, 2L]])
-  }))
+  sigma <- unlist(lapply(model$group_terms, function(t) sigma_entries(t)$names))
   aux <- intersect(c("sigma", "phi"), model$names)
   c(model$fixed_names, b, aux, sigma)
 }
@@ -351,7 +349,7 @@ multilevel_reported_draws <- function(model, D) {
   }
   model$use_device <- FALSE
   gq <- .cpp_model_group_quantities(model, D)
-  n_b <- sum(vapply(model$group_terms, function(t) length(t$levels) * length(t$cnms), 0))
+  n_b <- sum(group_term_sizes(model$group_terms))
   aux <- D[, match(intersect(c("sigma", "phi"), model$names), model$names), drop = FALSE]
   out <- cbind(fixed, gq[, seq_len(n_b), drop = FALSE], aux,
                gq[, n_b + seq_len(ncol(gq) - n_b), drop = FALSE])
@@ -417,8 +415,7 @@ group_linear_predictor <- function(m, draws, re, n) {
   S <- nrow(draws)
   out <- matrix(0, S, n)
   n_fixed <- length(m$fixed_names)
-  sizes <- vapply(m$group_terms, function(t) length(t$levels) * length(t$cnms), 0)
-  first <- n_fixed + c(0, cumsum(sizes))
+  first <- n_fixed + c(0, cumsum(group_term_sizes(m$group_terms)))
   for (r in re) {
     term <- m$group_terms[[r$t]]
     p <- length(term$cnms)
@@ -436,9 +433,9 @@ group_linear_predictor <- function(m, draws, re, n) {
 # Sigma) for each new level (as rstanarm draws them).
 new_level_effects <- function(m, draws, term, r) {
   p <- length(term$cnms)
-  idx <- which(lower.tri(diag(p), diag = TRUE), arr.ind = TRUE)
-  cols <- sprintf("Sigma[%s:%s,%s]", term$group, term$cnms[idx[, 1L]], term$cnms[idx[, 2L]])
-  sig <- draws[, cols, drop = FALSE]
+  entries <- sigma_entries(term)
+  idx <- entries$index
+  sig <- draws[, entries$names, drop = FALSE]
   labels <- unique(r$label[is.na(r$level)])
   rows <- which(is.na(r$level))
   S <- nrow(draws)
@@ -453,4 +450,18 @@ new_level_effects <- function(m, draws, term, r) {
                                                       drop = FALSE])
   }
   out
+}
+
+# Entries of b per term: levels times coefficients.
+group_term_sizes <- function(terms) {
+  vapply(terms, function(t) length(t$levels) * length(t$cnms), 0)
+}
+
+# A term's Sigma entries as the fit reports them: the lower triangle,
+# column-major (`index`, row and column) and rstanarm's names.
+sigma_entries <- function(term) {
+  p <- length(term$cnms)
+  index <- which(lower.tri(diag(p), diag = TRUE), arr.ind = TRUE)
+  list(index = index, names = sprintf("Sigma[%s:%s,%s]", term$group, term$cnms[index[, 1L]],
+                                      term$cnms[index[, 2L]]))
 }
