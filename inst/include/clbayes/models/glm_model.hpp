@@ -38,10 +38,10 @@ class glm_evaluator : public mcmc::fused_gradient_evaluator {
    *  categorical_logit always has its C intercepts). `priors`
    *  has one prior per parameter. `data` is borrowed and must outlive the
    *  evaluator, as must the arrays `groups` points to. */
-  glm_evaluator(const glm::glm_data& data, glm::family fam, int n_categories,
+  glm_evaluator(const glm::glm_data& data, glm::family fam, glm::link lk, int n_categories,
                 bool has_intercept, prior_set priors, bool use_device,
                 group_effects groups = {})
-      : data_(data), fam_(fam), priors_(std::move(priors)), use_device_(use_device),
+      : data_(data), fam_(fam), lk_(lk), priors_(std::move(priors)), use_device_(use_device),
         groups_(std::move(groups)) {
     const bool cat = fam == glm::family::categorical_logit;
     const bool ord = fam == glm::family::ordered_logistic;
@@ -116,8 +116,10 @@ class glm_evaluator : public mcmc::fused_gradient_evaluator {
   // The first parameter of the group-level block; the residual sd that
   // scales a gaussian model's group covariances (1 for other families).
   int first_group() const { return n_alpha_ + data_.k * n_eta_ + n_extra_; }
-  double sigma_of(const double* theta) const {
-    return fam_ == glm::family::normal_id ? theta[n_alpha_ + data_.k] : 1.0;
+  double sigma_of(const double* theta) const { return group_scale(theta[n_alpha_ + data_.k]); }
+  // The scale of the group covariances given the point's extra parameter.
+  double group_scale(double extra) const {
+    return fam_ == glm::family::normal_id ? extra : 1.0;
   }
 
   bool in_support(const double* theta) const {
@@ -150,6 +152,7 @@ class glm_evaluator : public mcmc::fused_gradient_evaluator {
     }
     glm::glm_batch_params p;
     p.fam = fam_;
+    p.lk = lk_;
     p.n_points = P;
     p.alpha = alpha.data();
     p.beta = beta.data();
@@ -159,7 +162,7 @@ class glm_evaluator : public mcmc::fused_gradient_evaluator {
     if (!groups_.empty()) {
       b_.resize(groups_.size(), P);
       for (int j = 0; j < P; ++j)
-        groups_.effects(theta_.col(inside[j]).data() + first_group(), gaussian ? extra[j] : 1.0,
+        groups_.effects(theta_.col(inside[j]).data() + first_group(), group_scale(extra[j]),
                         b_.col(j).data());
       p.groups = &groups_.terms();
       p.b = b_.data();
@@ -176,7 +179,7 @@ class glm_evaluator : public mcmc::fused_gradient_evaluator {
       grad->row(r).segment(n_alpha_, k) += res.d_beta.col(j).transpose();
       double d_extra = n_extra_ == 1 ? res.d_extra[j] : 0.0;
       if (!groups_.empty())
-        groups_.chain_rule(theta_.col(r).data() + first_group(), gaussian ? extra[j] : 1.0,
+        groups_.chain_rule(theta_.col(r).data() + first_group(), group_scale(extra[j]),
                            res.d_b.col(j).data(), d_block_.col(j).data(),
                            gaussian ? &d_extra : nullptr);
       if (n_extra_ == 1) (*grad)(r, n_alpha_ + k) += d_extra;
@@ -198,6 +201,7 @@ class glm_evaluator : public mcmc::fused_gradient_evaluator {
     const Eigen::VectorXd theta = points.row(r).transpose();
     glm::glm_params p;
     p.fam = fam_;
+    p.lk = lk_;
     p.alpha = theta.data();
     p.n_alpha = n_alpha_;
     p.beta = theta.data() + n_alpha_;
@@ -215,6 +219,7 @@ class glm_evaluator : public mcmc::fused_gradient_evaluator {
 
   const glm::glm_data& data_;
   glm::family fam_;
+  glm::link lk_;
   prior_set priors_;
   bool use_device_;
   group_effects groups_;
