@@ -21,6 +21,7 @@
 //   T::settings                          its own settings
 //   static void check(const settings&)   refuses bad settings
 //   T(const settings&, const Eigen::MatrixXd& init, chain_core&)
+//                                        checks what needs the chains (widths)
 //   static double work_bytes(chains, dim, settings)
 //                                        the most bytes of its work space
 //   static const char* memory_argument(settings, work, need)
