@@ -183,7 +183,7 @@ void run(const args& a) {
   add(cmod::prior_family::gamma, 0, 1, 1, 1, 1);
   add(cmod::prior_family::gamma, 0, 1, 1, 1, 2);
   add(cmod::prior_family::beta, 0, 1, 1, 1, 1);
-  cmod::glm_evaluator f(data, cg::family::bernoulli_logit, 1, true,
+  cmod::glm_evaluator f(data, cg::family::bernoulli_logit, cg::link::logit, 1, true,
                         cmod::prior_set(pr, args), a.device, effects);
   const int dim = f.dim();
   const double inf = std::numeric_limits<double>::infinity();

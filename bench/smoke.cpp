@@ -3,6 +3,7 @@
 // Lists the devices, round-trips a full and a packed triangular matrix,
 // runs a support kernel, and prints OK (exit status 0) or what failed.
 
+#include <clbayes/linalg/arithmetic.hpp>
 #include <clbayes/opencl.hpp>
 
 #include <cmath>

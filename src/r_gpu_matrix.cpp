@@ -5,7 +5,9 @@
 #include "glue.hpp"
 
 #ifdef CLBAYES_OPENCL
-#include <clbayes/opencl/checks.hpp>
+#include <clbayes/linalg/arithmetic.hpp>
+#include <clbayes/linalg/check.hpp>
+#include <clbayes/linalg/transpose.hpp>
 #endif
 
 // [[Rcpp::export(.cpp_gpu_matrix)]]

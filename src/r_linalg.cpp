@@ -8,7 +8,7 @@
 #include <clbayes/linalg/gemm.hpp>
 #include <clbayes/linalg/tri_inverse.hpp>
 #ifdef CLBAYES_OPENCL
-#include <clbayes/opencl/checks.hpp>
+#include <clbayes/linalg/check.hpp>
 #endif
 
 namespace la = clbayes::linalg;

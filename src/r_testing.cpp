@@ -15,6 +15,7 @@
 #include <clbayes/glm/row_grid.hpp>
 #include <clbayes/linalg/cholesky.hpp>
 #include <clbayes/linalg/cholesky_grad.hpp>
+#include <clbayes/linalg/initialize.hpp>
 #include <clbayes/mcmc/evaluator.hpp>
 #include <clbayes/mcmc/rng.hpp>
 #include <clbayes/reduce/sum.hpp>

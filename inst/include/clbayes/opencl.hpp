@@ -7,14 +7,9 @@
 #include "config.hpp"
 #include "error.hpp"
 #include "interrupt.hpp"
-#include "opencl/arithmetic.hpp"
-#include "opencl/checks.hpp"
 #include "opencl/context.hpp"
-#include "opencl/initialize.hpp"
 #include "opencl/kernel_cl.hpp"
 #include "opencl/matrix_cl.hpp"
-#include "opencl/sub_block.hpp"
 #include "opencl/transfer.hpp"
-#include "opencl/transpose.hpp"
 
 #endif

@@ -11,7 +11,7 @@
 
 #include "../kernels/glm_lp.hpp"
 #include "glm_tiled.hpp"
-#include "../opencl/checks.hpp"
+#include "../linalg/check.hpp"
 #include "../opencl/device_table.hpp"
 #include "../opencl/transfer.hpp"
 #include "family.hpp"

@@ -10,13 +10,13 @@
 #include "../eigen.hpp"
 #include "../error.hpp"
 #include "../interrupt.hpp"
-#include "../opencl/arithmetic.hpp"
-#include "../opencl/checks.hpp"
-#include "../opencl/sub_block.hpp"
 #include "../opencl/transfer.hpp"
+#include "arithmetic.hpp"
+#include "check.hpp"
 #include "cholesky_panel.hpp"
 #include "gemm.hpp"
 #include "settings.hpp"
+#include "sub_block.hpp"
 
 #include <algorithm>
 #include <cmath>

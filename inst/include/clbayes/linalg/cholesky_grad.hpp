@@ -20,13 +20,13 @@
 #include "../eigen.hpp"
 #include "../error.hpp"
 #include "../interrupt.hpp"
-#include "../opencl/arithmetic.hpp"
 #include "../opencl/profile.hpp"
 #include "../opencl/queue_order.hpp"
-#include "../opencl/sub_block.hpp"
-#include "../opencl/transpose.hpp"
+#include "arithmetic.hpp"
 #include "gemm.hpp"
 #include "settings.hpp"
+#include "sub_block.hpp"
+#include "transpose.hpp"
 #include "tri_inverse.hpp"
 
 #include <algorithm>

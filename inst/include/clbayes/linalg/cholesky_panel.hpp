@@ -16,12 +16,12 @@
 
 #include "../interrupt.hpp"
 #include "../kernels/cholesky_base.hpp"
-#include "../opencl/checks.hpp"
 #include "../opencl/profile.hpp"
 #include "../opencl/queue_order.hpp"
-#include "../opencl/sub_block.hpp"
+#include "check.hpp"
 #include "gemm.hpp"
 #include "settings.hpp"
+#include "sub_block.hpp"
 #include "tri_inverse.hpp"
 
 #include <algorithm>

@@ -12,8 +12,8 @@
 #include "../kernels/gemm.hpp"
 #include "../kernels/matrix_vector.hpp"
 #include "../opencl/matrix_cl.hpp"
-#include "../opencl/transpose.hpp"
 #include "settings.hpp"
+#include "transpose.hpp"
 
 #include <algorithm>
 #include <cstdint>

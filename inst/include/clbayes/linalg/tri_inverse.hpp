@@ -16,12 +16,12 @@
 #include "../error.hpp"
 #include "../interrupt.hpp"
 #include "../kernels/tri_inverse.hpp"
-#include "../opencl/checks.hpp"
-#include "../opencl/sub_block.hpp"
-#include "../opencl/transpose.hpp"
+#include "check.hpp"
 #include "cholesky_inverse_cpu.hpp"
 #include "gemm.hpp"
 #include "settings.hpp"
+#include "sub_block.hpp"
+#include "transpose.hpp"
 
 #include <string>
 #include <utility>

@@ -1,8 +1,8 @@
-#ifndef CLBAYES_OPENCL_TRANSPOSE_HPP
-#define CLBAYES_OPENCL_TRANSPOSE_HPP
+#ifndef CLBAYES_LINALG_TRANSPOSE_HPP
+#define CLBAYES_LINALG_TRANSPOSE_HPP
 
 #include "../kernels/transpose.hpp"
-#include "matrix_cl.hpp"
+#include "../opencl/matrix_cl.hpp"
 
 #ifdef CLBAYES_OPENCL
 

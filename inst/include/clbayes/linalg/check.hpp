@@ -1,10 +1,10 @@
-#ifndef CLBAYES_OPENCL_CHECKS_HPP
-#define CLBAYES_OPENCL_CHECKS_HPP
+#ifndef CLBAYES_LINALG_CHECK_HPP
+#define CLBAYES_LINALG_CHECK_HPP
 
 // Checks of data already on the device: only the one-int flag comes back.
 
 #include "../kernels/check.hpp"
-#include "matrix_cl.hpp"
+#include "../opencl/matrix_cl.hpp"
 
 #include <string>
 #include <utility>

@@ -1,5 +1,5 @@
-#ifndef CLBAYES_OPENCL_ARITHMETIC_HPP
-#define CLBAYES_OPENCL_ARITHMETIC_HPP
+#ifndef CLBAYES_LINALG_ARITHMETIC_HPP
+#define CLBAYES_LINALG_ARITHMETIC_HPP
 
 // Element-wise arithmetic and the product on device matrices.
 // Results carry the view their values imply (a sum of two lower triangles
@@ -7,8 +7,8 @@
 
 #include "../kernels/add_subtract.hpp"
 #include "../kernels/scalar_mul.hpp"
-#include "../linalg/gemm.hpp"
-#include "matrix_cl.hpp"
+#include "../opencl/matrix_cl.hpp"
+#include "gemm.hpp"
 
 #ifdef CLBAYES_OPENCL
 

@@ -1,8 +1,8 @@
-#ifndef CLBAYES_OPENCL_INITIALIZE_HPP
-#define CLBAYES_OPENCL_INITIALIZE_HPP
+#ifndef CLBAYES_LINALG_INITIALIZE_HPP
+#define CLBAYES_LINALG_INITIALIZE_HPP
 
 #include "../kernels/initialize.hpp"
-#include "matrix_cl.hpp"
+#include "../opencl/matrix_cl.hpp"
 
 #ifdef CLBAYES_OPENCL
 

@@ -1,8 +1,8 @@
-#ifndef CLBAYES_OPENCL_SUB_BLOCK_HPP
-#define CLBAYES_OPENCL_SUB_BLOCK_HPP
+#ifndef CLBAYES_LINALG_SUB_BLOCK_HPP
+#define CLBAYES_LINALG_SUB_BLOCK_HPP
 
 #include "../kernels/sub_block.hpp"
-#include "matrix_cl.hpp"
+#include "../opencl/matrix_cl.hpp"
 
 #ifdef CLBAYES_OPENCL
 
