@@ -77,6 +77,8 @@ cmod::prior_set as_prior_set(Rcpp::List table) {
     else if (d == "flat") p.fam = cmod::prior_family::flat;
     else if (d == "gamma") p.fam = cmod::prior_family::gamma;
     else if (d == "beta") p.fam = cmod::prior_family::beta;
+    else if (d == "laplace") p.fam = cmod::prior_family::laplace;
+    else if (d == "inv_gamma") p.fam = cmod::prior_family::inv_gamma;
     else throw clbayes::invalid_argument("prior", "has an unknown distribution \"" + d + "\"");
     p.df = df[j];
     p.location = location[j];
@@ -122,6 +124,18 @@ cmod::group_effects as_group_effects(Rcpp::List model, int n_rows) {
   return cmod::group_effects(std::move(z), std::move(covs));
 }
 
+// The regularised horseshoe of a glm_model's coefficients (R/priors.R:
+// `horseshoe`, a list with k, global_scale and slab_scale), or none.
+cmod::horseshoe as_horseshoe(Rcpp::List model) {
+  cmod::horseshoe hs;
+  if (!model.containsElementNamed("horseshoe") || Rf_isNull(model["horseshoe"])) return hs;
+  Rcpp::List h = model["horseshoe"];
+  hs.k = Rcpp::as<int>(h["k"]);
+  hs.global_scale = Rcpp::as<double>(h["global_scale"]);
+  hs.slab_scale = Rcpp::as<double>(h["slab_scale"]);
+  return hs;
+}
+
 // The evaluator of a glm_model (with or without group-level terms).
 std::unique_ptr<cmod::glm_evaluator> make_glm_evaluator(Rcpp::List model) {
   Rcpp::List data = model["data"];
@@ -133,7 +147,8 @@ std::unique_ptr<cmod::glm_evaluator> make_glm_evaluator(Rcpp::List model) {
   return std::unique_ptr<cmod::glm_evaluator>(new cmod::glm_evaluator(
       d, clbayes::glm::parse_family(Rcpp::as<std::string>(model["family"])),
       Rcpp::as<int>(model["n_categories"]), Rcpp::as<bool>(model["has_intercept"]),
-      as_prior_set(model["priors"]), use_device, as_group_effects(model, d.n)));
+      as_prior_set(model["priors"]), use_device, as_group_effects(model, d.n),
+      as_horseshoe(model)));
 }
 
 }  // namespace
@@ -201,6 +216,19 @@ Rcpp::NumericVector cpp_model_log_density(SEXP model, Rcpp::NumericMatrix points
 Rcpp::NumericMatrix cpp_model_group_quantities(Rcpp::List model, Rcpp::NumericMatrix points) {
   std::unique_ptr<cmod::glm_evaluator> f = make_glm_evaluator(model);
   const Eigen::MatrixXd out = f->group_quantities(
+      Eigen::Map<const Eigen::MatrixXd>(points.begin(), points.nrow(), points.ncol()));
+  Rcpp::NumericMatrix m(static_cast<int>(out.rows()), static_cast<int>(out.cols()));
+  std::copy(out.data(), out.data() + out.size(), m.begin());
+  return m;
+}
+
+// The coefficients beta at the rows of `points` of a glm_model (internal:
+// under hs() the fit reports beta, made from the sampled z and the
+// horseshoe's block; R/priors.R).
+// [[Rcpp::export(.cpp_model_coefficients)]]
+Rcpp::NumericMatrix cpp_model_coefficients(Rcpp::List model, Rcpp::NumericMatrix points) {
+  std::unique_ptr<cmod::glm_evaluator> f = make_glm_evaluator(model);
+  const Eigen::MatrixXd out = f->coefficients(
       Eigen::Map<const Eigen::MatrixXd>(points.begin(), points.nrow(), points.ncol()));
   Rcpp::NumericMatrix m(static_cast<int>(out.rows()), static_cast<int>(out.cols()));
   std::copy(out.data(), out.data() + out.size(), m.begin());
