@@ -3,12 +3,12 @@
 // shared by the samplers' glue, and model_log_density().
 
 #include "glue_models.hpp"
+#include "glue_priors.hpp"
 
 #include <clbayes/eigen.hpp>
 #include <clbayes/models/glm_model.hpp>
 #include <clbayes/models/gp_model.hpp>
 #include <clbayes/models/lm_model.hpp>
-#include <clbayes/models/priors.hpp>
 
 #include <algorithm>
 #include <memory>
@@ -57,41 +57,6 @@ class r_function_evaluator : public cm::batch_evaluator {
   }
 };
 
-// The priors of a model's parameters from its `priors` table (R/priors.R:
-// prior_table()): columns dist, df, location, scale and arg, one row per
-// parameter, and shape and shape2 where a multilevel model has them.
-cmod::prior_set as_prior_set(Rcpp::List table) {
-  Rcpp::CharacterVector dist = table["dist"], arg = table["arg"];
-  Rcpp::NumericVector df = table["df"], location = table["location"], scale = table["scale"];
-  const bool has_shapes = table.containsElementNamed("shape");
-  Rcpp::NumericVector shape = has_shapes ? table["shape"] : Rcpp::NumericVector(),
-                      shape2 = has_shapes ? table["shape2"] : Rcpp::NumericVector();
-  std::vector<cmod::scalar_prior> priors(dist.size());
-  std::vector<std::string> args(dist.size());
-  for (R_xlen_t j = 0; j < dist.size(); ++j) {
-    const std::string d = Rcpp::as<std::string>(dist[j]);
-    cmod::scalar_prior& p = priors[j];
-    if (d == "normal") p.fam = cmod::prior_family::normal;
-    else if (d == "student_t") p.fam = cmod::prior_family::student_t;
-    else if (d == "exponential") p.fam = cmod::prior_family::exponential;
-    else if (d == "flat") p.fam = cmod::prior_family::flat;
-    else if (d == "gamma") p.fam = cmod::prior_family::gamma;
-    else if (d == "beta") p.fam = cmod::prior_family::beta;
-    else if (d == "laplace") p.fam = cmod::prior_family::laplace;
-    else if (d == "inv_gamma") p.fam = cmod::prior_family::inv_gamma;
-    else throw clbayes::invalid_argument("prior", "has an unknown distribution \"" + d + "\"");
-    p.df = df[j];
-    p.location = location[j];
-    p.scale = scale[j];
-    if (has_shapes) {
-      p.shape = shape[j];
-      p.shape2 = shape2[j];
-    }
-    args[j] = Rcpp::as<std::string>(arg[j]);
-  }
-  return cmod::prior_set(std::move(priors), args);
-}
-
 // The group-level terms of a multilevel glm_model (R/multilevel.R:
 // `groups`, a list with `terms` and `covariance`, one entry per term), or
 // none for a model without them. The arrays stay R's, borrowed for the
@@ -124,18 +89,6 @@ cmod::group_effects as_group_effects(Rcpp::List model, int n_rows) {
   return cmod::group_effects(std::move(z), std::move(covs));
 }
 
-// The regularised horseshoe of a glm_model's coefficients (R/priors.R:
-// `horseshoe`, a list with k, global_scale and slab_scale), or none.
-cmod::horseshoe as_horseshoe(Rcpp::List model) {
-  cmod::horseshoe hs;
-  if (!model.containsElementNamed("horseshoe") || Rf_isNull(model["horseshoe"])) return hs;
-  Rcpp::List h = model["horseshoe"];
-  hs.k = Rcpp::as<int>(h["k"]);
-  hs.global_scale = Rcpp::as<double>(h["global_scale"]);
-  hs.slab_scale = Rcpp::as<double>(h["slab_scale"]);
-  return hs;
-}
-
 // The evaluator of a glm_model (with or without group-level terms).
 std::unique_ptr<cmod::glm_evaluator> make_glm_evaluator(Rcpp::List model) {
   Rcpp::List data = model["data"];
@@ -147,8 +100,8 @@ std::unique_ptr<cmod::glm_evaluator> make_glm_evaluator(Rcpp::List model) {
   return std::unique_ptr<cmod::glm_evaluator>(new cmod::glm_evaluator(
       d, clbayes::glm::parse_family(Rcpp::as<std::string>(model["family"])),
       Rcpp::as<int>(model["n_categories"]), Rcpp::as<bool>(model["has_intercept"]),
-      as_prior_set(model["priors"]), use_device, as_group_effects(model, d.n),
-      as_horseshoe(model)));
+      glue::as_prior_set(model["priors"]), use_device, as_group_effects(model, d.n),
+      glue::as_horseshoe(model)));
 }
 
 }  // namespace
@@ -224,7 +177,7 @@ Rcpp::NumericMatrix cpp_model_group_quantities(Rcpp::List model, Rcpp::NumericMa
 
 // The coefficients beta at the rows of `points` of a glm_model (internal:
 // under hs() the fit reports beta, made from the sampled z and the
-// horseshoe's block; R/priors.R).
+// horseshoe's block; R/models.R: fixed_effect_draws()).
 // [[Rcpp::export(.cpp_model_coefficients)]]
 Rcpp::NumericMatrix cpp_model_coefficients(Rcpp::List model, Rcpp::NumericMatrix points) {
   std::unique_ptr<cmod::glm_evaluator> f = make_glm_evaluator(model);

@@ -228,6 +228,16 @@ test_that("laplace() and hs() densities are rstanarm's, with gradients matching 
     expect_equal(unname(rep[, 2:4]), unname(beta), tolerance = 1e-12)
     expect_equal(unname(rep[, 1]), pts[, 1] - drop(beta %*% colMeans(d[c("x1", "x2", "x3")])))
   }
+  # with group-level terms: the horseshoe's block sits between sigma and theirs
+  skip_if_not_installed("lme4")
+  d$g <- factor(rep(1:5, 5))
+  m <- lm_model(y ~ x1 + x2 + (1 | g), d, prior = hs(global_scale = 0.1))
+  expect_identical(m$names[1:12], c("alpha_centred", "z_beta[1]", "z_beta[2]", "sigma",
+                                    "global[1]", "global[2]", "local[1,1]", "local[1,2]",
+                                    "local[2,1]", "local[2,2]", "caux[1]", "z_b[1]"))
+  pts <- t(replicate(2, m$init + abs(rnorm(length(m$init), sd = 0.1))))
+  expect_equal(clbayes:::.cpp_model_gradient(m, pts)$gradient, finite_diff_gradient(m, pts),
+               tolerance = 1e-6)
 })
 
 test_that("a laplace() prior gives the posterior of a Poisson slope by quadrature", {
