@@ -295,7 +295,15 @@ test_that("autoscale adjusts the scales as rstanarm does, and the defaults are r
   expect_equal(m$prior_adjusted$prior$scale, 2.5 / s_x)
   expect_equal(m$prior_adjusted$prior_intercept[c("location", "scale")],
                list(location = 0, scale = 2.5))
+  # the probit link scales the coefficients' and the intercept's priors by
+  # dnorm(0) / dlogis(0), autoscaled or not, as rstanarm's set_prior_scale()
+  pr <- list(prior = normal(0, 2.5, autoscale = TRUE), prior_intercept = cauchy(1, 2),
+             prior_aux = NULL)
+  a <- clbayes:::adjust_priors(pr, as.matrix(d[c("x1", "x2")]), d$yb, FALSE, "probit", FALSE)
+  expect_equal(a$adjusted$prior$scale, 2.5 * dnorm(0) / dlogis(0) / s_x)
+  expect_equal(a$adjusted$prior_intercept$scale, 2 * dnorm(0) / dlogis(0))
   skip_if_not_installed("rstanarm")
+  expect_equal(a$specified$prior$scale, rstanarm:::set_prior_scale(2.5, 2.5, "probit"))
   # rstanarm's prior.info of the same calls (optimizing: no sampling needed)
   for (cs in list(list(y ~ x1 + x2, gaussian()), list(yb ~ x1 + x2, binomial()))) {
     ref <- suppressWarnings(rstanarm::stan_glm(cs[[1]], data = d, family = cs[[2]],
