@@ -73,24 +73,28 @@
     .Call(`_clbayes_cpp_empty_cache`)
 }
 
-.cpp_glm_data <- function(x, y, upload, check_x, offset = NULL) {
-    .Call(`_clbayes_cpp_glm_data`, x, y, upload, check_x, offset)
+.cpp_glm_family_table <- function() {
+    .Call(`_clbayes_cpp_glm_family_table`)
+}
+
+.cpp_glm_data <- function(x, y, upload, check_x, offset = NULL, weights = NULL) {
+    .Call(`_clbayes_cpp_glm_data`, x, y, upload, check_x, offset, weights)
 }
 
 .cpp_glm_data_dim <- function(ptr) {
     .Call(`_clbayes_cpp_glm_data_dim`, ptr)
 }
 
-.cpp_glm_lp <- function(data, family, alpha, beta, extra, gradient, propto, use_device) {
-    .Call(`_clbayes_cpp_glm_lp`, data, family, alpha, beta, extra, gradient, propto, use_device)
+.cpp_glm_lp <- function(data, family, alpha, beta, extra, gradient, propto, use_device, link = "") {
+    .Call(`_clbayes_cpp_glm_lp`, data, family, alpha, beta, extra, gradient, propto, use_device, link)
 }
 
 .cpp_glm_data_on_device <- function(ptr) {
     .Call(`_clbayes_cpp_glm_data_on_device`, ptr)
 }
 
-.cpp_glm_lp_batch <- function(data, family, alpha, beta, extra, gradient, propto, use_device) {
-    .Call(`_clbayes_cpp_glm_lp_batch`, data, family, alpha, beta, extra, gradient, propto, use_device)
+.cpp_glm_lp_batch <- function(data, family, alpha, beta, extra, gradient, propto, use_device, link = "") {
+    .Call(`_clbayes_cpp_glm_lp_batch`, data, family, alpha, beta, extra, gradient, propto, use_device, link)
 }
 
 .cpp_gpu_matrix <- function(x, view) {
@@ -285,12 +289,12 @@
     .Call(`_clbayes_cpp_sum_tuned`, x, method, precision, knobs)
 }
 
-.cpp_glm_row_grid <- function(family, y, eta, extra, propto, use_device, width = 0L) {
-    .Call(`_clbayes_cpp_glm_row_grid`, family, y, eta, extra, propto, use_device, width)
+.cpp_glm_row_grid <- function(family, y, eta, extra, propto, use_device, width = 0L, link = "") {
+    .Call(`_clbayes_cpp_glm_row_grid`, family, y, eta, extra, propto, use_device, width, link)
 }
 
-.cpp_glm_lp_batch_path <- function(data, family, alpha, beta, extra, gradient, propto, use_device, path, max_block_bytes = 0) {
-    .Call(`_clbayes_cpp_glm_lp_batch_path`, data, family, alpha, beta, extra, gradient, propto, use_device, path, max_block_bytes)
+.cpp_glm_lp_batch_path <- function(data, family, alpha, beta, extra, gradient, propto, use_device, path, max_block_bytes = 0, link = "") {
+    .Call(`_clbayes_cpp_glm_lp_batch_path`, data, family, alpha, beta, extra, gradient, propto, use_device, path, max_block_bytes, link)
 }
 
 .cpp_model_gradient <- function(model, points) {

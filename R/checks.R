@@ -30,7 +30,7 @@ check_design_finite <- function(X) {
 # A formula with no coefficients (`y ~ 0`) under a family with no
 # auxiliary parameter leaves nothing to sample: an error naming `formula`.
 check_has_parameters <- function(X, family) {
-  if (ncol(X) == 0L && !family %in% c("normal_id", "neg_binomial_2_log")) {
+  if (ncol(X) == 0L && !nzchar(glm_extra_name(family))) {
     stop(paste0("`formula` has no terms and no intercept (e.g. y ~ 0), so this family's ",
                 "model has no parameters to sample: add terms or an intercept (y ~ 1)"),
          call. = FALSE)

@@ -1,16 +1,3 @@
-# The one table of GLM families in R (its C++ twin: glm::family_table in
-# inst/include/clbayes/glm/family.hpp): each family's extra parameter, and
-# whether it has one linear predictor (and so takes P points per call).
-glm_family_table <- data.frame(
-  name = c("normal_id", "bernoulli_logit", "poisson_log", "neg_binomial_2_log",
-           "categorical_logit", "ordered_logistic"),
-  extra = c("sigma", "", "", "phi", "", "cuts"),
-  scalar = c(TRUE, TRUE, TRUE, TRUE, FALSE, FALSE),
-  stringsAsFactors = FALSE
-)
-glm_families <- glm_family_table$name
-glm_extra_name <- function(family) glm_family_table$extra[glm_family_table$name == family]
-
 #' GLM log-likelihoods with analytic gradients
 #'
 #' The log-likelihoods of Stan's six `*_glm_lpmf` / `*_glm_lpdf` functions,
@@ -54,7 +41,19 @@ glm_extra_name <- function(family) glm_family_table$extra[glm_family_table$name 
 #'   elsewhere. `"categorical_logit"` and `"ordered_logistic"` take one
 #'   parameter vector per call.
 #' @param family One of `"normal_id"`, `"bernoulli_logit"`, `"poisson_log"`,
-#'   `"neg_binomial_2_log"`, `"categorical_logit"`, `"ordered_logistic"`.
+#'   `"neg_binomial_2_log"`, `"categorical_logit"`, `"ordered_logistic"`,
+#'   `"gamma"` (mean and shape) or `"inverse_gaussian"` (mean and shape
+#'   `lambda`).
+#' @param link `NULL` for the family's own link (the one of its Stan name;
+#'   `"inverse"` for `"gamma"`, `"1/mu^2"` for `"inverse_gaussian"`), or
+#'   another link of the family, by R's name: `"log"` or `"inverse"` for
+#'   `"normal_id"`; `"probit"`, `"cloglog"`, `"cauchit"` or `"log"` for
+#'   `"bernoulli_logit"`; `"identity"` or `"sqrt"` for the count families;
+#'   `"identity"`, `"log"` (and `"inverse"`) for `"gamma"` and
+#'   `"inverse_gaussian"`. The rows then go through the mean
+#'   `mu = g^{-1}(eta)`, on the CPU and on the device alike.
+#' @param shape Shape(s) of `"gamma"` (rate `shape / mu`), positive.
+#' @param lambda Shape(s) of `"inverse_gaussian"`, positive.
 #' @param sigma Standard deviation(s) of `"normal_id"`, positive.
 #' @param phi Precision(s) of `"neg_binomial_2_log"`, positive.
 #' @param cuts Cut points of `"ordered_logistic"`, strictly increasing.
@@ -101,15 +100,17 @@ glm_extra_name <- function(family) glm_family_table$extra[glm_family_table$name 
 #' @export
 gpu_glm_lp <- function(y, x, alpha, beta, family, sigma, phi, cuts,
                        gradient = FALSE, propto = FALSE,
-                       backend = getOption("clbayes.backend", "auto"), offset = NULL) {
+                       backend = getOption("clbayes.backend", "auto"), offset = NULL,
+                       link = NULL, shape, lambda) {
   if (missing(family)) {
-    stop("`family` must be given: one of ", paste0("\"", glm_families, "\"",
+    stop("`family` must be given: one of ", paste0("\"", glm_families(), "\"",
          collapse = ", "), call. = FALSE)
   }
-  if (!is.character(family) || length(family) != 1L || !family %in% glm_families) {
-    stop("`family` must be one of ", paste0("\"", glm_families, "\"", collapse = ", "),
+  if (!is.character(family) || length(family) != 1L || !family %in% glm_families()) {
+    stop("`family` must be one of ", paste0("\"", glm_families(), "\"", collapse = ", "),
          call. = FALSE)
   }
+  link <- check_glm_link(link, family)
   gradient <- check_flag(gradient, "gradient")
   propto <- check_flag(propto, "propto")
   cat_family <- family == "categorical_logit"
@@ -145,7 +146,8 @@ gpu_glm_lp <- function(y, x, alpha, beta, family, sigma, phi, cuts,
 
   if (missing(beta)) stop("`beta` must be given", call. = FALSE)
   extra_name <- glm_extra_name(family)
-  supplied <- c(sigma = !missing(sigma), phi = !missing(phi), cuts = !missing(cuts))
+  supplied <- c(sigma = !missing(sigma), phi = !missing(phi), cuts = !missing(cuts),
+                shape = !missing(shape), lambda = !missing(lambda))
   for (nm in setdiff(names(supplied)[supplied], extra_name)) {
     stop(sprintf("`%s` is not used by %s", nm, family), call. = FALSE)
   }
@@ -158,11 +160,13 @@ gpu_glm_lp <- function(y, x, alpha, beta, family, sigma, phi, cuts,
     if (nzchar(extra_name) && !supplied[[extra_name]]) {
       stop(sprintf("`%s` must be given for %s", extra_name, family), call. = FALSE)
     }
-    extra <- if (nzchar(extra_name)) switch(extra_name, sigma = sigma, phi = phi)
+    extra <- if (nzchar(extra_name)) {
+      switch(extra_name, sigma = sigma, phi = phi, shape = shape, lambda = lambda)
+    }
     pts <- check_glm_points(beta, alpha, extra, extra_name, k)
     run <- glm_run(x, y, offset, is_data, n, k, ncol(pts$beta), backend)
     res <- .cpp_glm_lp_batch(run$handle, family, pts$alpha, pts$beta, pts$extra, gradient,
-                             propto, run$use_device)
+                             propto, run$use_device, link)
     value <- res$value
     if (gradient) {
       g <- list(alpha = res$alpha, beta = res$beta)
@@ -190,8 +194,8 @@ gpu_glm_lp <- function(y, x, alpha, beta, family, sigma, phi, cuts,
     if (!supplied[[extra_name]]) {
       stop(sprintf("`%s` must be given for %s", extra_name, family), call. = FALSE)
     }
-    extra <- check_glm_vector(switch(extra_name, sigma = sigma, phi = phi, cuts = cuts),
-                              extra_name)
+    extra <- check_glm_vector(switch(extra_name, sigma = sigma, phi = phi, cuts = cuts,
+                                     shape = shape, lambda = lambda), extra_name)
     if (extra_name != "cuts" && !length(extra) %in% c(1L, n)) {
       stop(sprintf("`%s` must be a single number or a vector of length nrow(x) = %d, not of length %d",
                    extra_name, n, length(extra)), call. = FALSE)
@@ -203,7 +207,7 @@ gpu_glm_lp <- function(y, x, alpha, beta, family, sigma, phi, cuts,
 
   run <- glm_run(x, y, offset, is_data, n, k, ncol(beta), backend)
   res <- .cpp_glm_lp(run$handle, family, alpha, beta, extra, gradient, propto,
-                     run$use_device)
+                     run$use_device, link)
   value <- res$value
   if (gradient) {
     g <- list()
@@ -234,8 +238,12 @@ gpu_glm_lp <- function(y, x, alpha, beta, family, sigma, phi, cuts,
 #'   added to the linear predictor of each row by every [gpu_glm_lp()] call
 #'   on this object (see there). Without an offset the kernels are built
 #'   without one and read nothing for it.
+#' @param weights `NULL` (none) or `n` non-negative finite numbers
+#'   multiplying each row's log density (R's prior weights of [glm()]). A
+#'   likelihood with weights runs on the CPU path, on the host copy of the
+#'   data, whatever the backend.
 #' @return An object of class `gpu_glm_data`: a list with `ptr` (an external
-#'   pointer), `n`, `k`, `has_offset` and `on_device`. It does not survive [saveRDS()] or a
+#'   pointer), `n`, `k`, `has_offset`, `has_weights` and `on_device`. It does not survive [saveRDS()] or a
 #'   new session, nor a switch of device with [gpu_select()].
 #' @seealso [gpu_glm_lp()]
 #' @examples
@@ -253,15 +261,33 @@ gpu_glm_lp <- function(y, x, alpha, beta, family, sigma, phi, cuts,
 #' gpu_glm_lp(x = d2, alpha = 0, beta = c(0.2, -0.1, 0.3), family = "poisson_log")
 #' sum(dpois(y2, exposure * exp(x %*% c(0.2, -0.1, 0.3)), log = TRUE))
 #' @export
-gpu_glm_data <- function(x, y, offset = NULL) {
+gpu_glm_data <- function(x, y, offset = NULL, weights = NULL) {
   x <- check_design(x)
   y <- check_glm_y(y, nrow(x))
   offset <- check_glm_offset(offset, nrow(x))
-  upload <- gpu_available()
-  ptr <- .cpp_glm_data(x, y, upload, TRUE, offset)
+  weights <- check_weights(weights, nrow(x))
+  upload <- gpu_available() && is.null(weights)
+  ptr <- .cpp_glm_data(x, y, upload, TRUE, offset, weights)
   structure(list(ptr = ptr, n = nrow(x), k = ncol(x), has_offset = !is.null(offset),
-                 on_device = upload),
+                 has_weights = !is.null(weights), on_device = upload),
             class = "gpu_glm_data")
+}
+
+# `weights` of n rows (of `rows`): NULL, or n non-negative finite doubles;
+# errors name `weights`.
+check_weights <- function(weights, n, rows = "`x`") {
+  if (is.null(weights)) return(NULL)
+  if (!is.numeric(weights) || (!is.null(dim(weights)) && min(dim(weights)) > 1L)) {
+    stop("`weights` must be NULL or a numeric vector", call. = FALSE)
+  }
+  if (length(weights) != n) {
+    stop(sprintf("`weights` must have one value per row of %s (%d), not %d", rows, n,
+                 length(weights)), call. = FALSE)
+  }
+  if (anyNA(weights) || any(!is.finite(weights)) || any(weights < 0)) {
+    stop("`weights` must be non-negative and finite (no NA, NaN or Inf)", call. = FALSE)
+  }
+  as.double(weights)
 }
 
 # `offset` of n rows (of `rows`): NULL, or n finite doubles; errors name
@@ -422,4 +448,16 @@ check_design <- function(x) {
   }
   if (!is.double(x)) storage.mode(x) <- "double"
   x
+}
+
+# `link` of gpu_glm_lp(): NULL (the family's own) or one of its links; ""
+# for the core.
+check_glm_link <- function(link, family) {
+  if (is.null(link)) return("")
+  links <- strsplit(family_row(family)$links, ",", fixed = TRUE)[[1L]]
+  if (!is.character(link) || length(link) != 1L || !link %in% links) {
+    stop(sprintf("`link` %s is not a link of %s, which takes %s", deparse(link)[1L], family,
+                 paste0("\"", links, "\"", collapse = ", ")), call. = FALSE)
+  }
+  link
 }

@@ -97,7 +97,7 @@ predict.clbayes_fit <- function(object, newdata = NULL, type = c("link", "respon
   type <- check_choice(type, c("link", "response"), "type")
   eta <- fit_linear_predictor(object, fit_draws(object),
                               fit_rows(object, newdata, offset, re.form = re.form))
-  mu <- if (type == "link") eta else model_inverse_link(object$model, eta)
+  mu <- if (type == "link") eta else family_mean(object$model, eta)
   unname(colMeans(mu))
 }
 
@@ -109,15 +109,7 @@ posterior_predict.clbayes_fit <- function(object, newdata = NULL, draws = NULL,
   # a binomial model with trials takes each new row's trials from its response
   rows <- fit_rows(object, newdata, offset, trials = TRUE, re.form = re.form)
   eta <- fit_linear_predictor(object, d, rows)
-  m <- object$model
-  S <- nrow(eta)
-  trials <- rows$trials
-  out <- switch(m$family,
-    normal_id = stats::rnorm(length(eta), eta, d[, "sigma"]),
-    bernoulli_logit = stats::rbinom(length(eta), rep(trials %||% 1, each = S), stats::plogis(eta)),
-    poisson_log = stats::rpois(length(eta), exp(eta)),
-    neg_binomial_2_log = stats::rnbinom(length(eta), size = d[, "phi"], mu = exp(eta)))
-  matrix(out, S, ncol(eta))
+  family_draws(object$model, eta, d, rows$trials)
 }
 
 #' @rdname model-methods
@@ -127,16 +119,10 @@ log_lik.clbayes_fit <- function(object, newdata = NULL, offset = NULL, re.form =
   rows <- fit_rows(object, newdata, offset, response = TRUE, re.form = re.form)
   eta <- fit_linear_predictor(object, d, rows)
   m <- object$model
-  S <- nrow(eta)
-  n <- length(rows$y)
-  y <- matrix(rows$y, S, n, byrow = TRUE)
-  out <- switch(m$family,
-    normal_id = stats::dnorm(y, eta, d[, "sigma"], log = TRUE),
-    bernoulli_logit = stats::dbinom(y, matrix(rows$trials %||% 1, S, n, byrow = TRUE),
-                                    stats::plogis(eta), log = TRUE),
-    poisson_log = stats::dpois(y, exp(eta), log = TRUE),
-    neg_binomial_2_log = stats::dnbinom(y, size = d[, "phi"], mu = exp(eta), log = TRUE))
-  matrix(out, S, ncol(eta))
+  out <- family_log_density(m, rows$y, eta, d, rows$trials)
+  # as rstanarm: each row's log density times its prior weight
+  if (is.null(newdata) && !is.null(m$weights)) out <- sweep(out, 2L, m$weights, `*`)
+  out
 }
 
 # The post-warmup draws as a (iterations x chains) x variables matrix, or
@@ -178,7 +164,7 @@ fit_rows <- function(fit, newdata, offset, response = FALSE, trials = FALSE, re.
   if (!inherits(m, "clbayes_glm_model") ||
       m$family %in% c("categorical_logit", "ordered_logistic")) {
     stop("`object` must be a fit of glm_model() or lm_model(formula, data) with a ",
-         "gaussian, binomial, poisson or negative binomial family", call. = FALSE)
+         "family with one linear predictor (not categorical or ordinal)", call. = FALSE)
   }
   if (trials && !is.null(newdata) && !is.null(m$trials)) {
     check_response_columns(m, newdata)
@@ -279,6 +265,3 @@ formula_new_rows <- function(m, newdata, offset, response) {
   rows
 }
 
-model_inverse_link <- function(m, eta) {
-  switch(m$family, normal_id = eta, bernoulli_logit = stats::plogis(eta), exp(eta))
-}

@@ -360,8 +360,11 @@ glm_model <- function(formula, data, family = stats::gaussian(),
                       prior_intercept = normal(0, 2.5, autoscale = TRUE),
                       prior_aux = exponential(1, autoscale = TRUE),
                       prior_covariance = decov(), na.action = getOption("na.action"),
-                      offset = NULL, n_categories = NULL, y = NULL, x = NULL) {
-  offset_expr <- substitute(offset)  # the formula form evaluates it in `data`, as glm()
+                      offset = NULL, n_categories = NULL, y = NULL, x = NULL,
+                      weights = NULL, subset = NULL) {
+  # the formula form evaluates these in `data`, as glm()
+  offset_expr <- substitute(offset)
+  extras <- list(weights = substitute(weights), subset = substitute(subset))
   if (!is.null(y) || !is.null(x)) {
     both <- matrix_form_by_name(y, x, "x", missing(formula) && missing(data))
     formula <- both[[1L]]
@@ -376,7 +379,7 @@ glm_model <- function(formula, data, family = stats::gaussian(),
                   prior_aux = missing(prior_aux))
     model <- glm_model_formula(formula, if (missing(data)) NULL else data, family,
                                prior, prior_intercept, prior_aux, na.action, offset_expr,
-                               prior_covariance, defaults)
+                               prior_covariance, defaults, extras)
     model$call <- match.call()
     return(model)
   }
@@ -398,8 +401,11 @@ glm_model <- function(formula, data, family = stats::gaussian(),
     if (missing(prior_intercept)) prior_intercept <- normal(0, 10)
     if (missing(prior_aux)) prior_aux <- exponential(1)
   }
+  if (!is.null(subset)) {
+    stop("`subset` is for the formula form; subset `y` and `x` themselves", call. = FALSE)
+  }
   glm_model_matrix(formula, data, family, prior, prior_intercept, prior_aux, n_categories,
-                   offset)
+                   offset, weights)
 }
 
 # A matrix-form prior list (mean, sd, rate) as prior objects.
@@ -422,12 +428,16 @@ legacy_prior <- function(prior) {
 }
 
 glm_model_matrix <- function(y, x, family, prior, prior_intercept, prior_aux,
-                             n_categories, offset) {
+                             n_categories, offset, weights = NULL) {
   fam <- resolve_family(family)
   x <- check_design(x)
   categorical <- fam$stan %in% c("categorical_logit", "ordered_logistic")
   y <- check_glm_y(y, nrow(x))
   offset <- check_glm_offset(offset, nrow(x))
+  weights <- check_weights(weights, nrow(x))
+  if (!is.null(weights) && categorical) {
+    stop(sprintf("`weights` are not supported by %s", fam$stan), call. = FALSE)
+  }
   if (!is.null(offset) && fam$stan == "categorical_logit") {
     stop("`offset` is not supported by categorical_logit (an offset shared by every ",
          "category cancels in the softmax)", call. = FALSE)
@@ -452,7 +462,7 @@ glm_model_matrix <- function(y, x, family, prior, prior_intercept, prior_aux,
   )
   model <- glm_model_build(list(y = y, trials = NULL), x, fam$stan, prior, prior_intercept,
                            prior_aux, n_categories = n_categories, has_intercept = TRUE,
-                           names = nm, offset = offset, link = fam$object$link)
+                           names = nm, offset = offset, link = fam$link, weights = weights)
   model$family_object <- fam$object
   model
 }
@@ -469,18 +479,18 @@ glm_model_matrix <- function(y, x, family, prior, prior_intercept, prior_aux,
 # the model's `reported_names` then name what the fit reports
 # (model_reported_draws()).
 glm_model_build <- function(resp, x, stan, prior, prior_intercept, prior_aux, n_categories,
-                            has_intercept, names, offset = NULL, groups = NULL, link = NULL,
+                            has_intercept, names, offset = NULL, groups = NULL,
+                            link = family_row(stan)$link, weights = NULL,
                             default_intercept = FALSE, centred = FALSE) {
   specified <- list(prior = as_model_prior(prior, "prior"),
                     prior_intercept = as_model_prior(prior_intercept, "prior_intercept"),
                     prior_aux = as_model_prior(prior_aux, "prior_aux"))
-  extra <- switch(stan, normal_id = "sigma", neg_binomial_2_log = "phi",
-                  ordered_logistic = "cuts", "")
+  extra <- glm_extra_name(stan)
   n_cuts <- if (extra == "cuts") n_categories - 1L else 0L
   n_alpha <- switch(stan, categorical_logit = n_categories, ordered_logistic = 0L,
                     if (has_intercept) 1L else 0L)
   n_beta <- ncol(x) * (if (stan == "categorical_logit") n_categories else 1L)
-  n_aux <- as.integer(extra %in% c("sigma", "phi"))
+  n_aux <- as.integer(nzchar(extra) && extra != "cuts")
   horseshoe <- identical(specified$prior$dist, "hs") && n_beta > 0L
   if (horseshoe && stan %in% c("categorical_logit", "ordered_logistic")) {
     stop(sprintf("`prior` hs() is not available for \"%s\"", stan), call. = FALSE)
@@ -495,7 +505,9 @@ glm_model_build <- function(resp, x, stan, prior, prior_intercept, prior_aux, n_
   if (horseshoe) sampled[n_alpha + seq_len(n_beta)] <- hs$z_names
   nm <- c(sampled, aux_names, hs$block_names)
   n_fixed <- length(nm)
-  lower <- ifelse(nm %in% c("sigma", "phi") | nm %in% hs$block_names, 0, -Inf)
+  # the auxiliary parameter and the horseshoe's block are positive
+  lower <- ifelse((seq_along(nm) == length(names) + 1L & n_aux == 1L) | nm %in% hs$block_names,
+                  0, -Inf)
   upper <- rep(Inf, length(nm))
   if (!is.null(groups)) {  # a multilevel model's block (R/multilevel.R: group_block())
     priors <- bind_prior_rows(list(priors, groups$priors))
@@ -505,13 +517,13 @@ glm_model_build <- function(resp, x, stan, prior, prior_intercept, prior_aux, n_
   }
   # the core's rows: a two-column binomial response is one Bernoulli row
   # per trial
-  data <- glm_model_data(x, resp$y, resp$trials, offset, groups$terms)  # checks y; uploads
+  data <- glm_model_data(x, resp$y, resp$trials, offset, groups$terms, weights)  # checks y
   xc <- data$x
   yc <- data$y
   oc <- data$offset
   core_groups <- data$groups
   data <- data$data
-  model <- structure(list(family = stan, data = data, priors = priors,
+  model <- structure(list(family = stan, link = link, data = data, priors = priors,
                           prior = pr$specified$prior,
                           prior_intercept = pr$specified$prior_intercept,
                           prior_aux = pr$specified$prior_aux,
@@ -529,9 +541,10 @@ glm_model_build <- function(resp, x, stan, prior, prior_intercept, prior_aux, n_
                           threshold_option = "clbayes.threshold.glm_model",
                           threshold = 1e5, use_device = FALSE,
                           lower = lower, upper = upper,
-                          x = x, y = resp$y, trials = resp$trials, offset = offset),
+                          x = x, y = resp$y, trials = resp$trials, offset = offset,
+                          weights = weights),
                      class = c("clbayes_glm_model", "clbayes_model"))
-  model$init <- glm_model_init(model, xc, yc, oc)
+  model$init <- glm_model_init(model, xc, yc, oc, data$weights)
   if (horseshoe) {  # beta = 0, the horseshoe's scales at 1
     model$init[n_alpha + seq_len(n_beta)] <- 0
     model$init[hs$block_names] <- 1
@@ -563,7 +576,7 @@ glm_model_centred <- function(resp, x, fam, has_intercept, prior, prior_intercep
   model <- glm_model_build(resp, xc, fam$stan, prior, prior_intercept, prior_aux,
                            n_categories = 1L, has_intercept = has_intercept,
                            names = fixed_names, offset = offset, groups = groups,
-                           link = fam$object$link,
+                           link = fam$link, weights = resp$weights,
                            default_intercept = isTRUE(defaults[["prior_intercept"]]),
                            centred = has_intercept && ncol(x) > 0L)
   model$x <- x
@@ -596,28 +609,31 @@ fixed_effect_draws <- function(model, D) {
 # draws `D`.
 model_reported_draws <- function(model, D) {
   if (inherits(model, "clbayes_glmer_model")) return(multilevel_reported_draws(model, D))
-  aux <- D[, match(intersect(c("sigma", "phi"), model$names), model$names), drop = FALSE]
+  aux <- D[, match(intersect(glm_extra_name(model$family), model$names), model$names),
+           drop = FALSE]
   out <- cbind(fixed_effect_draws(model, D), aux)
   colnames(out) <- model$reported_names
   out
 }
 
 # The likelihood's data of a GLM: a two-column binomial response becomes
-# one Bernoulli row per trial (x, the offset and a multilevel model's group
-# terms repeated); `data` is its gpu_glm_data.
-glm_model_data <- function(x, y, trials, offset = NULL, groups = NULL) {
+# one Bernoulli row per trial (x, the offset, the weights and a multilevel
+# model's group terms repeated); `data` is its gpu_glm_data.
+glm_model_data <- function(x, y, trials, offset = NULL, groups = NULL, weights = NULL) {
   if (!is.null(trials)) {
     rows <- c(rep(seq_along(y), y), rep(seq_along(y), trials - y))
     x <- x[rows, , drop = FALSE]
     y <- rep(c(1, 0), c(sum(y), sum(trials - y)))
     if (!is.null(offset)) offset <- offset[rows]
+    if (!is.null(weights)) weights <- weights[rows]
     groups <- lapply(groups, function(t) {
       t$level <- t$level[rows]
       t$z <- t$z[rows, , drop = FALSE]
       t
     })
   }
-  list(x = x, y = y, offset = offset, groups = groups, data = gpu_glm_data(x, y, offset))
+  list(x = x, y = y, offset = offset, groups = groups, weights = weights,
+       data = gpu_glm_data(x, y, offset, weights = weights))
 }
 
 # A model whose data handle does not survive serialisation (an external
@@ -631,7 +647,8 @@ model_rebuild_data <- function(model) {
   }
   if (inherits(model, "clbayes_glm_model")) {
     x <- if (is.null(model$x_center)) model$x else sweep(model$x, 2L, model$x_center)
-    model$data <- glm_model_data(x, model$y, model$trials, model$offset)$data
+    model$data <- glm_model_data(x, model$y, model$trials, model$offset, NULL,
+                                 model$weights)$data
   } else if (inherits(model, "clbayes_gp_model")) {
     model$data <- gpu_gp_data(model$y, model$X, model$coords)
   } else {
@@ -654,38 +671,51 @@ matrix_form_by_name <- function(y, x, x_arg, positional_missing) {
 }
 
 # A starting point inside the support: the glm.fit() estimates (on at most
-# 10^5 evenly spaced rows) with sigma their residual sd and phi a moment
-# estimate; zeros (sigma, phi = 1, cuts spread around zero) where the fit
-# fails and for the categorical families. x, y and offset: the core's rows.
-glm_model_init <- function(model, x, y, offset = NULL) {
+# 10^5 evenly spaced rows, with the model's link and weights) with sigma
+# their residual sd, phi a moment estimate and a gamma's or inverse
+# Gaussian's shape the inverse of glm()'s dispersion; zeros (the extra
+# parameter 1, cuts spread around zero) where the fit fails and for the
+# categorical families. x, y, offset and weights: the core's rows.
+glm_model_init <- function(model, x, y, offset = NULL, weights = NULL) {
   nm <- model$names
   theta <- stats::setNames(numeric(length(nm)), nm)
-  theta[nm %in% c("sigma", "phi")] <- 1
+  extra <- glm_extra_name(model$family)
+  aux <- nzchar(extra) && extra != "cuts"
+  if (aux) theta[extra] <- 1
   is_cut <- startsWith(nm, "cuts[")
   theta[is_cut] <- seq_len(sum(is_cut)) - (sum(is_cut) + 1) / 2
   if (model$family %in% c("categorical_logit", "ordered_logistic")) return(theta)
   rows <- if (nrow(x) > 1e5) unique(round(seq(1, nrow(x), length.out = 1e5))) else seq_len(nrow(x))
   X <- if (model$has_intercept) cbind(1, x[rows, , drop = FALSE]) else x[rows, , drop = FALSE]
-  fam <- switch(model$family, normal_id = stats::gaussian(),
-                bernoulli_logit = stats::binomial(), stats::poisson())
-  fit <- tryCatch(suppressWarnings(stats::glm.fit(X, y[rows], family = fam,
+  r_name <- family_row(model$family)$r_name
+  fam <- if (r_name == "neg_binomial_2") stats::poisson(model$link)
+         else family_object_of(model$family, model$link)
+  w <- if (is.null(weights)) rep(1, length(rows)) else weights[rows]
+  fit <- tryCatch(suppressWarnings(stats::glm.fit(X, y[rows], weights = w, family = fam,
                                                   offset = offset[rows])),
                   error = function(e) NULL)
   n_coef <- ncol(X)
   # (coefficients beyond 50 on a logit or log scale signal separation)
   if (is.null(fit) || !isTRUE(fit$converged) || any(!is.finite(fit$coefficients)) ||
-      (model$family != "normal_id" && any(abs(fit$coefficients) > 50))) {
+      (model$link %in% c("logit", "log", "probit", "cloglog", "cauchit") &&
+       any(abs(fit$coefficients) > 50)) ||
+      !all(is.finite(fit$fitted.values))) {
     if (model$family == "normal_id") theta["sigma"] <- max(stats::sd(y), 1e-3)
     return(theta)
   }
   theta[seq_len(n_coef)] <- fit$coefficients
   mu <- fit$fitted.values
-  r2 <- sum((y[rows] - mu)^2)
-  if (model$family == "normal_id") {
-    theta["sigma"] <- max(sqrt(r2 / max(length(rows) - n_coef, 1)), 1e-3)
-  } else if (model$family == "neg_binomial_2_log") {
-    excess <- (r2 - sum(mu)) / sum(mu^2)  # var = mu + mu^2 / phi
+  r2 <- sum(w * (y[rows] - mu)^2)
+  dof <- max(sum(w > 0) - n_coef, 1)
+  if (r_name == "gaussian") {
+    theta["sigma"] <- max(sqrt(r2 / dof), 1e-3)
+  } else if (r_name == "neg_binomial_2") {
+    excess <- (r2 - sum(w * mu)) / sum(w * mu^2)  # var = mu + mu^2 / phi
     theta["phi"] <- if (is.finite(excess) && excess > 1e-3) min(1 / excess, 1e3) else 1e3
+  } else if (aux) {  # Gamma, inverse.gaussian: shape = 1 / dispersion
+    dispersion <- sum(fit$weights * fit$residuals^2) / dof  # glm()'s Pearson estimate
+    theta[extra] <- if (is.finite(dispersion) && dispersion > 0) min(max(1 / dispersion, 1e-3), 1e6)
+                    else 1
   }
   theta
 }

@@ -24,9 +24,9 @@ glm_model_multilevel <- function(formula, data, fam, prior, prior_intercept, pri
     stop("`formula` has group-level terms such as (1 | g): they need the lme4 package ",
          "(install.packages(\"lme4\"))", call. = FALSE)
   }
-  if (!fam$stan %in% c("normal_id", "bernoulli_logit", "poisson_log", "neg_binomial_2_log")) {
+  if (!isTRUE(family_row(fam$stan)$scalar)) {
     stop(sprintf(paste0("`family` %s has no multilevel form: group-level terms are for ",
-                        "gaussian(), binomial(), poisson() and neg_binomial_2()"), fam$stan),
+                        "families with one linear predictor"), fam$stan),
          call. = FALSE)
   }
   frame_data <- data %||% environment(formula)

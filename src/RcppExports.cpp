@@ -238,9 +238,19 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_glm_family_table
+Rcpp::DataFrame cpp_glm_family_table();
+RcppExport SEXP _clbayes_cpp_glm_family_table() {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    rcpp_result_gen = Rcpp::wrap(cpp_glm_family_table());
+    return rcpp_result_gen;
+END_RCPP
+}
 // cpp_glm_data
-SEXP cpp_glm_data(Rcpp::NumericMatrix x, Rcpp::NumericVector y, bool upload, bool check_x, SEXP offset);
-RcppExport SEXP _clbayes_cpp_glm_data(SEXP xSEXP, SEXP ySEXP, SEXP uploadSEXP, SEXP check_xSEXP, SEXP offsetSEXP) {
+SEXP cpp_glm_data(Rcpp::NumericMatrix x, Rcpp::NumericVector y, bool upload, bool check_x, SEXP offset, SEXP weights);
+RcppExport SEXP _clbayes_cpp_glm_data(SEXP xSEXP, SEXP ySEXP, SEXP uploadSEXP, SEXP check_xSEXP, SEXP offsetSEXP, SEXP weightsSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -249,7 +259,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< bool >::type upload(uploadSEXP);
     Rcpp::traits::input_parameter< bool >::type check_x(check_xSEXP);
     Rcpp::traits::input_parameter< SEXP >::type offset(offsetSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_glm_data(x, y, upload, check_x, offset));
+    Rcpp::traits::input_parameter< SEXP >::type weights(weightsSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_glm_data(x, y, upload, check_x, offset, weights));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -265,8 +276,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // cpp_glm_lp
-Rcpp::List cpp_glm_lp(SEXP data, std::string family, Rcpp::NumericVector alpha, Rcpp::NumericMatrix beta, Rcpp::NumericVector extra, bool gradient, bool propto, bool use_device);
-RcppExport SEXP _clbayes_cpp_glm_lp(SEXP dataSEXP, SEXP familySEXP, SEXP alphaSEXP, SEXP betaSEXP, SEXP extraSEXP, SEXP gradientSEXP, SEXP proptoSEXP, SEXP use_deviceSEXP) {
+Rcpp::List cpp_glm_lp(SEXP data, std::string family, Rcpp::NumericVector alpha, Rcpp::NumericMatrix beta, Rcpp::NumericVector extra, bool gradient, bool propto, bool use_device, std::string link);
+RcppExport SEXP _clbayes_cpp_glm_lp(SEXP dataSEXP, SEXP familySEXP, SEXP alphaSEXP, SEXP betaSEXP, SEXP extraSEXP, SEXP gradientSEXP, SEXP proptoSEXP, SEXP use_deviceSEXP, SEXP linkSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -278,7 +289,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< bool >::type gradient(gradientSEXP);
     Rcpp::traits::input_parameter< bool >::type propto(proptoSEXP);
     Rcpp::traits::input_parameter< bool >::type use_device(use_deviceSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_glm_lp(data, family, alpha, beta, extra, gradient, propto, use_device));
+    Rcpp::traits::input_parameter< std::string >::type link(linkSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_glm_lp(data, family, alpha, beta, extra, gradient, propto, use_device, link));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -294,8 +306,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // cpp_glm_lp_batch
-Rcpp::List cpp_glm_lp_batch(SEXP data, std::string family, Rcpp::NumericVector alpha, Rcpp::NumericMatrix beta, Rcpp::NumericVector extra, bool gradient, bool propto, bool use_device);
-RcppExport SEXP _clbayes_cpp_glm_lp_batch(SEXP dataSEXP, SEXP familySEXP, SEXP alphaSEXP, SEXP betaSEXP, SEXP extraSEXP, SEXP gradientSEXP, SEXP proptoSEXP, SEXP use_deviceSEXP) {
+Rcpp::List cpp_glm_lp_batch(SEXP data, std::string family, Rcpp::NumericVector alpha, Rcpp::NumericMatrix beta, Rcpp::NumericVector extra, bool gradient, bool propto, bool use_device, std::string link);
+RcppExport SEXP _clbayes_cpp_glm_lp_batch(SEXP dataSEXP, SEXP familySEXP, SEXP alphaSEXP, SEXP betaSEXP, SEXP extraSEXP, SEXP gradientSEXP, SEXP proptoSEXP, SEXP use_deviceSEXP, SEXP linkSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -307,7 +319,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< bool >::type gradient(gradientSEXP);
     Rcpp::traits::input_parameter< bool >::type propto(proptoSEXP);
     Rcpp::traits::input_parameter< bool >::type use_device(use_deviceSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_glm_lp_batch(data, family, alpha, beta, extra, gradient, propto, use_device));
+    Rcpp::traits::input_parameter< std::string >::type link(linkSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_glm_lp_batch(data, family, alpha, beta, extra, gradient, propto, use_device, link));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -927,8 +940,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // cpp_glm_row_grid
-Rcpp::NumericMatrix cpp_glm_row_grid(std::string family, Rcpp::NumericVector y, Rcpp::NumericVector eta, Rcpp::NumericVector extra, bool propto, bool use_device, int width);
-RcppExport SEXP _clbayes_cpp_glm_row_grid(SEXP familySEXP, SEXP ySEXP, SEXP etaSEXP, SEXP extraSEXP, SEXP proptoSEXP, SEXP use_deviceSEXP, SEXP widthSEXP) {
+Rcpp::NumericMatrix cpp_glm_row_grid(std::string family, Rcpp::NumericVector y, Rcpp::NumericVector eta, Rcpp::NumericVector extra, bool propto, bool use_device, int width, std::string link);
+RcppExport SEXP _clbayes_cpp_glm_row_grid(SEXP familySEXP, SEXP ySEXP, SEXP etaSEXP, SEXP extraSEXP, SEXP proptoSEXP, SEXP use_deviceSEXP, SEXP widthSEXP, SEXP linkSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -939,13 +952,14 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< bool >::type propto(proptoSEXP);
     Rcpp::traits::input_parameter< bool >::type use_device(use_deviceSEXP);
     Rcpp::traits::input_parameter< int >::type width(widthSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_glm_row_grid(family, y, eta, extra, propto, use_device, width));
+    Rcpp::traits::input_parameter< std::string >::type link(linkSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_glm_row_grid(family, y, eta, extra, propto, use_device, width, link));
     return rcpp_result_gen;
 END_RCPP
 }
 // cpp_glm_lp_batch_path
-Rcpp::List cpp_glm_lp_batch_path(SEXP data, std::string family, Rcpp::NumericVector alpha, Rcpp::NumericMatrix beta, Rcpp::NumericVector extra, bool gradient, bool propto, bool use_device, std::string path, double max_block_bytes);
-RcppExport SEXP _clbayes_cpp_glm_lp_batch_path(SEXP dataSEXP, SEXP familySEXP, SEXP alphaSEXP, SEXP betaSEXP, SEXP extraSEXP, SEXP gradientSEXP, SEXP proptoSEXP, SEXP use_deviceSEXP, SEXP pathSEXP, SEXP max_block_bytesSEXP) {
+Rcpp::List cpp_glm_lp_batch_path(SEXP data, std::string family, Rcpp::NumericVector alpha, Rcpp::NumericMatrix beta, Rcpp::NumericVector extra, bool gradient, bool propto, bool use_device, std::string path, double max_block_bytes, std::string link);
+RcppExport SEXP _clbayes_cpp_glm_lp_batch_path(SEXP dataSEXP, SEXP familySEXP, SEXP alphaSEXP, SEXP betaSEXP, SEXP extraSEXP, SEXP gradientSEXP, SEXP proptoSEXP, SEXP use_deviceSEXP, SEXP pathSEXP, SEXP max_block_bytesSEXP, SEXP linkSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -959,7 +973,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< bool >::type use_device(use_deviceSEXP);
     Rcpp::traits::input_parameter< std::string >::type path(pathSEXP);
     Rcpp::traits::input_parameter< double >::type max_block_bytes(max_block_bytesSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_glm_lp_batch_path(data, family, alpha, beta, extra, gradient, propto, use_device, path, max_block_bytes));
+    Rcpp::traits::input_parameter< std::string >::type link(linkSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_glm_lp_batch_path(data, family, alpha, beta, extra, gradient, propto, use_device, path, max_block_bytes, link));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -1009,11 +1024,12 @@ static const R_CallMethodDef CallEntries[] = {
     {"_clbayes_cpp_init_device", (DL_FUNC) &_clbayes_cpp_init_device, 0},
     {"_clbayes_cpp_available", (DL_FUNC) &_clbayes_cpp_available, 0},
     {"_clbayes_cpp_empty_cache", (DL_FUNC) &_clbayes_cpp_empty_cache, 0},
-    {"_clbayes_cpp_glm_data", (DL_FUNC) &_clbayes_cpp_glm_data, 5},
+    {"_clbayes_cpp_glm_family_table", (DL_FUNC) &_clbayes_cpp_glm_family_table, 0},
+    {"_clbayes_cpp_glm_data", (DL_FUNC) &_clbayes_cpp_glm_data, 6},
     {"_clbayes_cpp_glm_data_dim", (DL_FUNC) &_clbayes_cpp_glm_data_dim, 1},
-    {"_clbayes_cpp_glm_lp", (DL_FUNC) &_clbayes_cpp_glm_lp, 8},
+    {"_clbayes_cpp_glm_lp", (DL_FUNC) &_clbayes_cpp_glm_lp, 9},
     {"_clbayes_cpp_glm_data_on_device", (DL_FUNC) &_clbayes_cpp_glm_data_on_device, 1},
-    {"_clbayes_cpp_glm_lp_batch", (DL_FUNC) &_clbayes_cpp_glm_lp_batch, 8},
+    {"_clbayes_cpp_glm_lp_batch", (DL_FUNC) &_clbayes_cpp_glm_lp_batch, 9},
     {"_clbayes_cpp_gpu_matrix", (DL_FUNC) &_clbayes_cpp_gpu_matrix, 2},
     {"_clbayes_cpp_as_matrix", (DL_FUNC) &_clbayes_cpp_as_matrix, 1},
     {"_clbayes_cpp_dim", (DL_FUNC) &_clbayes_cpp_dim, 1},
@@ -1062,8 +1078,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_clbayes_cpp_chol_tuned", (DL_FUNC) &_clbayes_cpp_chol_tuned, 4},
     {"_clbayes_cpp_chol_grad_tuned", (DL_FUNC) &_clbayes_cpp_chol_grad_tuned, 3},
     {"_clbayes_cpp_sum_tuned", (DL_FUNC) &_clbayes_cpp_sum_tuned, 4},
-    {"_clbayes_cpp_glm_row_grid", (DL_FUNC) &_clbayes_cpp_glm_row_grid, 7},
-    {"_clbayes_cpp_glm_lp_batch_path", (DL_FUNC) &_clbayes_cpp_glm_lp_batch_path, 10},
+    {"_clbayes_cpp_glm_row_grid", (DL_FUNC) &_clbayes_cpp_glm_row_grid, 8},
+    {"_clbayes_cpp_glm_lp_batch_path", (DL_FUNC) &_clbayes_cpp_glm_lp_batch_path, 11},
     {"_clbayes_cpp_model_gradient", (DL_FUNC) &_clbayes_cpp_model_gradient, 2},
     {"_clbayes_cpp_test_rng_stream", (DL_FUNC) &_clbayes_cpp_test_rng_stream, 4},
     {NULL, NULL, 0}

@@ -12,11 +12,13 @@
 
 namespace glue {
 
-/** P points of a scalar family (glm::glm_lp_batch): alpha and extra have P
+/** P points of a scalar family at the link named `link` ("" for its own)
+ *  (glm::glm_lp_batch): alpha and extra have P
  *  values (R recycles them), beta is k x P. `adjust(settings, P, k)` may
  *  change the settings the device path would use. */
 template <typename Adjust>
-Rcpp::List glm_lp_batch(SEXP data, const std::string& family, Rcpp::NumericVector alpha,
+Rcpp::List glm_lp_batch(SEXP data, const std::string& family, const std::string& link,
+                        Rcpp::NumericVector alpha,
                         Rcpp::NumericMatrix beta, Rcpp::NumericVector extra, bool gradient,
                         bool propto, bool use_device, Adjust adjust) {
   namespace glm = clbayes::glm;
@@ -29,6 +31,7 @@ Rcpp::List glm_lp_batch(SEXP data, const std::string& family, Rcpp::NumericVecto
     Rcpp::stop("`beta` must be ncol(x) x P with P values of `alpha` (and of sigma / phi)");
   glm::glm_batch_params p;
   p.fam = glm::parse_family(family);
+  p.lk = glm::parse_link(p.fam, link);
   p.n_points = P;
   p.alpha = alpha.begin();
   p.beta = beta.begin();

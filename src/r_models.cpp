@@ -97,8 +97,12 @@ std::unique_ptr<cmod::glm_evaluator> make_glm_evaluator(Rcpp::List model) {
   if (use_device) glue::stop_no_opencl();
 #endif
   const clbayes::glm::glm_data& d = glue::as_glm_data(data["ptr"]);
+  const clbayes::glm::family fam =
+      clbayes::glm::parse_family(Rcpp::as<std::string>(model["family"]));
+  const std::string link = model.containsElementNamed("link")
+                               ? Rcpp::as<std::string>(model["link"]) : std::string();
   return std::unique_ptr<cmod::glm_evaluator>(new cmod::glm_evaluator(
-      d, clbayes::glm::parse_family(Rcpp::as<std::string>(model["family"])),
+      d, fam, clbayes::glm::parse_link(fam, link),
       Rcpp::as<int>(model["n_categories"]), Rcpp::as<bool>(model["has_intercept"]),
       glue::as_prior_set(model["priors"]), use_device, as_group_effects(model, d.n),
       glue::as_horseshoe(model)));

@@ -263,12 +263,13 @@ Rcpp::NumericVector cpp_sum_tuned(Rcpp::NumericVector x, std::string method,
 
 // The row math of a scalar family at (y, eta, extra), by the C++ twin (in
 // lanes of `width` rows: 1, or glm::lane_width when 0) or on the device
-// (glm::row_grid): an m x 3 matrix of lp, d / d eta, d / d extra. For the
-// tests only.
+// (glm::row_grid): an m x 3 matrix of lp, d / d eta, d / d extra, at the
+// link named `link` ("" for the family's own). For the tests only.
 // [[Rcpp::export(.cpp_glm_row_grid)]]
 Rcpp::NumericMatrix cpp_glm_row_grid(std::string family, Rcpp::NumericVector y,
                                      Rcpp::NumericVector eta, Rcpp::NumericVector extra,
-                                     bool propto, bool use_device, int width = 0) {
+                                     bool propto, bool use_device, int width = 0,
+                                     std::string link = "") {
 #ifndef CLBAYES_OPENCL
   if (use_device) glue::stop_no_opencl();
 #endif
@@ -276,8 +277,9 @@ Rcpp::NumericMatrix cpp_glm_row_grid(std::string family, Rcpp::NumericVector y,
   if (eta.size() != m || extra.size() != m)
     Rcpp::stop("`y`, `eta` and `extra` must have the same length");
   Rcpp::NumericMatrix out(m, 3);
-  glm::row_grid(glm::parse_family(family), y.begin(), eta.begin(), extra.begin(), m, propto,
-                use_device, out.begin(), width == 1 ? 1 : glm::lane_width);
+  const glm::family fam = glm::parse_family(family);
+  glm::row_grid(fam, glm::parse_link(fam, link), y.begin(), eta.begin(), extra.begin(), m,
+                propto, use_device, out.begin(), width == 1 ? 1 : glm::lane_width);
   return out;
 }
 
@@ -289,11 +291,11 @@ Rcpp::NumericMatrix cpp_glm_row_grid(std::string family, Rcpp::NumericVector y,
 Rcpp::List cpp_glm_lp_batch_path(SEXP data, std::string family, Rcpp::NumericVector alpha,
                                  Rcpp::NumericMatrix beta, Rcpp::NumericVector extra,
                                  bool gradient, bool propto, bool use_device, std::string path,
-                                 double max_block_bytes = 0) {
+                                 double max_block_bytes = 0, std::string link = "") {
   if (path != "auto" && path != "single" && path != "fused" && path != "mma" && path != "gemm")
     Rcpp::stop("`path` must be \"auto\", \"single\", \"fused\", \"mma\" or \"gemm\"");
   return glue::glm_lp_batch(
-      data, family, alpha, beta, extra, gradient, propto, use_device,
+      data, family, link, alpha, beta, extra, gradient, propto, use_device,
       [&](glm::glm_batch_settings& tune, int P, int k) {
         tune.max_block_bytes = max_block_bytes;
         if (path == "single") {

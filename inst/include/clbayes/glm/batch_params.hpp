@@ -18,10 +18,11 @@ namespace glm {
 /** P points of a scalar family. Pointers are borrowed, column-major. */
 struct glm_batch_params {
   family fam = family::normal_id;
+  link lk = link::identity;      // one of info_of(fam).links
   int n_points = 0;              // P
   const double* alpha = nullptr; // P intercepts
   const double* beta = nullptr;  // k x P coefficients
-  const double* extra = nullptr; // P values of sigma or phi; null otherwise
+  const double* extra = nullptr; // P values of sigma, phi, shape or lambda; null otherwise
   const group_terms* groups = nullptr;  // multilevel terms Z, or null
   const double* b = nullptr;     // q x P group effects (with groups)
 };
@@ -47,7 +48,8 @@ inline void check_glm_batch(const glm_batch_params& p, int k) {
   const std::string extra = extra_name(p.fam);
   if (extra.empty() != (p.extra == nullptr))
     throw invalid_argument(extra.empty() ? "family" : extra,
-                           extra.empty() ? "takes no sigma or phi" : "must be given");
+                           extra.empty() ? "takes no sigma, phi, shape or lambda"
+                                         : "must be given");
   if ((p.groups != nullptr) != (p.b != nullptr))
     throw invalid_argument("b", "must be given with the group terms, and only with them");
   for (int j = 0; j < p.n_points; ++j) {

@@ -7,6 +7,7 @@
 // one place that says which shapes are legal (Stan's *_glm_lpmf signatures).
 
 #include "../error.hpp"
+#include "link.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -16,32 +17,58 @@
 namespace clbayes {
 namespace glm {
 
-/** The families; the numbers are the FAMILY build option of the kernel. */
+/** The families; the numbers are the FAMILY build option of the kernel.
+ *  The first four are named as Stan's GLM functions, by their canonical
+ *  link, which has its own stable row math; every other link of theirs,
+ *  and the gamma and inverse Gaussian families, go through the mean
+ *  mu = g^{-1}(eta) (glm/row_math.hpp, "linked rows"). */
 enum class family : int {
   normal_id = 0,
   bernoulli_logit = 1,
   poisson_log = 2,
   neg_binomial_2_log = 3,
   categorical_logit = 4,
-  ordered_logistic = 5
+  ordered_logistic = 5,
+  gamma = 6,
+  inverse_gaussian = 7
 };
 
-/** The one table of families: name, extra parameter ("sigma", "phi",
- *  "cuts" or ""), and whether the family has one linear predictor (and so
- *  a batched form, glm/glm_batch.hpp). Indexed by the enum's number. */
+/** The one table of families: the core's name, R's family name, the extra
+ *  parameter ("sigma", "phi", "shape", "lambda", "cuts" or ""), whether
+ *  the family has one linear predictor (and so a batched form,
+ *  glm/glm_batch.hpp), its canonical link (the one of its name) and the
+ *  links it takes (as R's family functions and rstanarm's
+ *  neg_binomial_2). Indexed by the enum's number; exported to R as a data
+ *  frame (glm_family_table() in R/families.R). */
 struct family_info {
   family fam;
   const char* name;
+  const char* r_name;
   const char* extra;
   bool scalar;
+  link canonical;
+  link_set links;
 };
 inline constexpr family_info family_table[] = {
-    {family::normal_id, "normal_id", "sigma", true},
-    {family::bernoulli_logit, "bernoulli_logit", "", true},
-    {family::poisson_log, "poisson_log", "", true},
-    {family::neg_binomial_2_log, "neg_binomial_2_log", "phi", true},
-    {family::categorical_logit, "categorical_logit", "", false},
-    {family::ordered_logistic, "ordered_logistic", "cuts", false}};
+    {family::normal_id, "normal_id", "gaussian", "sigma", true, link::identity,
+     bit(link::identity) | bit(link::log) | bit(link::inverse)},
+    {family::bernoulli_logit, "bernoulli_logit", "binomial", "", true, link::logit,
+     bit(link::logit) | bit(link::probit) | bit(link::cloglog) | bit(link::cauchit) |
+         bit(link::log)},
+    {family::poisson_log, "poisson_log", "poisson", "", true, link::log,
+     bit(link::log) | bit(link::identity) | bit(link::sqrt)},
+    {family::neg_binomial_2_log, "neg_binomial_2_log", "neg_binomial_2", "phi", true,
+     link::log, bit(link::log) | bit(link::identity) | bit(link::sqrt)},
+    {family::categorical_logit, "categorical_logit", "categorical", "", false, link::logit,
+     bit(link::logit)},
+    {family::ordered_logistic, "ordered_logistic", "ordinal", "cuts", false, link::logit,
+     bit(link::logit)},
+    {family::gamma, "gamma", "Gamma", "shape", true, link::inverse,
+     bit(link::inverse) | bit(link::identity) | bit(link::log)},
+    {family::inverse_gaussian, "inverse_gaussian", "inverse.gaussian", "lambda", true,
+     link::inverse_square,
+     bit(link::inverse_square) | bit(link::inverse) | bit(link::identity) | bit(link::log)}};
+inline constexpr int n_families = sizeof(family_table) / sizeof(family_table[0]);
 
 inline const family_info& info_of(family f) { return family_table[static_cast<int>(f)]; }
 
@@ -54,8 +81,38 @@ inline family parse_family(const std::string& name) {
   throw invalid_argument("family", "must be one of " + all + ", not \"" + name + "\"");
 }
 
-/** Name of the family's extra parameter: "sigma", "phi", "cuts" or "". */
+/** The link named `name` ("" for the family's canonical link); an error
+ *  naming the family, the link and the links the family takes. */
+inline link parse_link(family f, const std::string& name) {
+  const family_info& fi = info_of(f);
+  if (name.empty()) return fi.canonical;
+  for (int i = 0; i < n_links; ++i)
+    if (name == link_names[i] && (fi.links & (1u << i))) return static_cast<link>(i);
+  throw invalid_argument("link", std::string("\"") + name + "\" is not a link of the " +
+                                     fi.r_name + " family, which takes " +
+                                     link_list(fi.links));
+}
+
+/** Whether the rows of family f with link l have the family's own row math
+ *  (Stan's *_glm forms, with their SIMD lanes): its canonical link, for the
+ *  first four families. */
+inline bool has_own_form(family f, link l) {
+  return static_cast<int>(f) <= 3 && l == info_of(f).canonical;
+}
+
+/** The LINK build option of the kernels: -1 for the family's own row math,
+ *  else the link's number (a linked row). */
+inline int link_option(family f, link l) { return has_own_form(f, l) ? -1 : static_cast<int>(l); }
+
+/** Name of the family's extra parameter: "sigma", "phi", "shape",
+ *  "lambda", "cuts" or "". */
 inline const char* extra_name(family f) { return info_of(f).extra; }
+
+/** Whether the family has one positive extra parameter per row or point
+ *  (sigma, phi, shape, lambda). */
+inline bool has_scale_extra(family f) {
+  return info_of(f).scalar && info_of(f).extra[0] != '\0';
+}
 
 /** A number as R prints it (7 significant digits, %g): 4 is "4", not
  *  "4.000000". */
@@ -72,6 +129,7 @@ inline std::string format_number(double v) {
  *  - extra: sigma or phi (1 or n values), cuts (K - 1 values), else none. */
 struct glm_params {
   family fam = family::normal_id;
+  link lk = link::identity;  // one of info_of(fam).links (parse_link)
   const double* alpha = nullptr;
   int n_alpha = 0;
   const double* beta = nullptr;
@@ -108,13 +166,13 @@ inline void check_glm_shapes(const glm_params& p, int n, int k) {
   if (!cat && !ord && p.n_alpha != 1 && p.n_alpha != n)
     throw invalid_argument("alpha", "must be a single number or a vector of length nrow(x)");
   const std::string extra = extra_name(p.fam);
-  if (extra == "sigma" || extra == "phi") {
+  if (has_scale_extra(p.fam)) {
     if (p.n_extra != 1 && p.n_extra != n)
       throw invalid_argument(extra, "must be a single number or a vector of length nrow(x)");
   } else if (extra == "cuts") {
     if (p.n_extra < 1) throw invalid_argument("cuts", "must have at least one value");
   } else if (p.n_extra != 0) {
-    throw invalid_argument("family", "takes no sigma, phi or cuts");
+    throw invalid_argument("family", "takes no sigma, phi, shape, lambda or cuts");
   }
 }
 
@@ -127,7 +185,7 @@ inline void check_glm_offset(family f, bool has_offset) {
                                      "shared by every category cancels in the softmax)");
 }
 
-/** Values of the parameters: finite, sigma and phi positive, cuts strictly
+/** Values of the parameters: finite, sigma, phi, shape, lambda positive, cuts strictly
  *  increasing. */
 inline void check_glm_values(const glm_params& p, int k) {
   auto finite = [](const double* v, long long m, const char* arg) {
@@ -197,6 +255,13 @@ inline void check_glm_y(const glm_params& p, const y_summary& s, int n) {
                                         "where double precision still holds every whole "
                                         "number)");
       range(0, 9e15, "non-negative whole numbers for this family");
+      break;
+    case family::gamma:
+    case family::inverse_gaussian:
+      if (!(s.min > 0))
+        throw invalid_argument("y", std::string("must be positive for the ") +
+                                        info_of(p.fam).r_name + " family (its smallest value is " +
+                                        format_number(s.min) + ")");
       break;
     case family::categorical_logit:
       range(1, p.n_eta, "whole numbers in 1..ncol(beta) for categorical_logit");

@@ -23,7 +23,8 @@ namespace glm {
 /**
  * Log-likelihoods (and gradients when `gradient`) of the P points of `p`
  * for the data `data`, on the device when `use_device` (uploading x and y
- * unless data.device holds them), else on the CPU. Every argument is
+ * unless data.device holds them) and the data have no weights, else on the
+ * CPU. Every argument is
  * checked; errors name the argument. `tune`: the device path's settings
  * (by default the selected device's, tuned_batch_settings).
  */
@@ -33,14 +34,15 @@ inline glm_batch_result glm_lp_batch(const glm_data& data, const glm_batch_param
   check_glm_batch(p, data.k);
   glm_params one;  // the support of y is checked as for one point
   one.fam = p.fam;
+  one.lk = p.lk;
   one.n_alpha = 1;
   one.n_extra = p.extra != nullptr ? 1 : 0;
   check_glm_y(one, data.ys, data.n);
   return on_backend(
-      data, use_device,
+      data, use_device && data.weights == nullptr,
       [&] {
         return glm_lp_batch_cpu(data.x, data.y, data.n, data.k, p, gradient, propto,
-                                data.offset);
+                                data.offset, data.weights);
       },
       [&](const auto& d) { return glm_lp_batch_opencl(d, p, gradient, propto, tune); });
 }

@@ -51,7 +51,7 @@ struct batch_buffers {
  *  D), and X_b' D. False (nothing added) when X_b is not finite. */
 inline bool add_batch_block(const Eigen::Map<const Eigen::MatrixXd>& X,
                             const Eigen::Map<const Eigen::MatrixXd>& B, const double* y,
-                            const double* offset, int i0, int m, const glm_batch_params& p,
+                            const double* offset, const double* weights, int i0, int m, const glm_batch_params& p,
                             const std::vector<math::extra_terms>& terms,
                             const std::vector<count_terms_table>& tables, bool gradient,
                             bool propto, batch_buffers& buf, glm_batch_result& acc) {
@@ -70,7 +70,8 @@ inline bool add_batch_block(const Eigen::Map<const Eigen::MatrixXd>& X,
   for (int j = 0; j < p.n_points; ++j) {
     column_totals sum;
     double* col = &buf.eta_d(0, j);
-    row_math_column(p.fam, y + i0, buf.log_y_fact.data(), col, col, m, p.alpha[j], terms[j],
+    row_math_column(p.fam, p.lk, y + i0, weights == nullptr ? nullptr : weights + i0,
+                    buf.log_y_fact.data(), col, col, m, p.alpha[j], terms[j],
                     tables.empty() ? nullptr : &tables[j], propto, sum);
     acc.value[j] += sum.lp;
     if (p.extra != nullptr) acc.d_extra[j] += sum.d_extra;
@@ -87,13 +88,15 @@ inline bool add_batch_block(const Eigen::Map<const Eigen::MatrixXd>& X,
 /**
  * Log densities (and gradients when `gradient`) of the P points of `p` for
  * the n x k column-major x and y; `offset` (n values, or null) is added to
- * every point's linear predictor of each row. Parameters, y and the offset
+ * every point's linear predictor of each row; `weights` (n values, or null)
+ * multiply each row's log density. Parameters, y, the offset and the weights
  * are the caller's to check (check_glm_batch, check_glm_y, make_glm_data);
  * x is checked block by block.
  */
 inline glm_batch_result glm_lp_batch_cpu(const double* x, const double* y, int n, int k,
                                          const glm_batch_params& p, bool gradient,
-                                         bool propto, const double* offset = nullptr) {
+                                         bool propto, const double* offset = nullptr,
+                                         const double* weights = nullptr) {
   const int P = p.n_points;
   Eigen::Map<const Eigen::MatrixXd> X(x, n, k);
   Eigen::Map<const Eigen::MatrixXd> B(p.beta, k, P);
@@ -111,7 +114,8 @@ inline glm_batch_result glm_lp_batch_cpu(const double* x, const double* y, int n
     if (has_extra && !gradient) r.d_extra = Eigen::VectorXd::Zero(P);  // summed regardless
   // Each point's sigma | phi terms, and the negative binomial's tables.
   std::vector<math::extra_terms> terms(P);
-  std::vector<count_terms_table> tables(p.fam == family::neg_binomial_2_log ? P : 0);
+  const bool nb_table = p.fam == family::neg_binomial_2_log && has_own_form(p.fam, p.lk);
+  std::vector<count_terms_table> tables(nb_table ? P : 0);
   const double y_max = tables.empty() || n == 0 ? 0 : *std::max_element(y, y + n);
   const int table_y = count_table_max_y(y_max, n);
   // (threads for tables of over 10^4 entries, about a millisecond of work)
@@ -121,10 +125,9 @@ inline glm_batch_result glm_lp_batch_cpu(const double* x, const double* y, int n
 #pragma omp parallel for num_threads(threads) schedule(static) if (big_tables)
 #endif
   for (int j = 0; j < P; ++j) {
-    if (p.fam == family::normal_id) terms[j] = math::normal_terms(p.extra[j]);
-    if (tables.empty()) continue;
-    terms[j] = math::neg_binomial_terms(p.extra[j]);
-    tables[j] = count_terms_table(terms[j], table_y);
+    if (!has_extra) continue;
+    terms[j] = math::extra_terms_of(p.fam, p.extra[j]);
+    if (!tables.empty()) tables[j] = count_terms_table(terms[j], table_y);
   }
   std::atomic<bool> bad_x(false);
   // Chunks of blocks between interrupt checks (R cannot be asked from a thread).
@@ -146,8 +149,9 @@ inline glm_batch_result glm_lp_batch_cpu(const double* x, const double* y, int n
 #pragma omp for schedule(static)
 #endif
       for (int b = b0; b < b1; ++b)
-        if (!internal::add_batch_block(X, B, y, offset, b * rows, std::min(rows, n - b * rows), p,
-                                       terms, tables, gradient, propto, buf, part[t]))
+        if (!internal::add_batch_block(X, B, y, offset, weights, b * rows,
+                                       std::min(rows, n - b * rows), p, terms, tables,
+                                       gradient, propto, buf, part[t]))
           bad_x = true;
     }
     if (bad_x) throw invalid_argument("x", "contains NA, NaN or infinite values");

@@ -148,6 +148,7 @@ inline glm_batch_result single_calls(const glm_data_cl& data, const glm_batch_pa
   for (int j = 0; j < p.n_points; ++j) {
     glm_params one;
     one.fam = p.fam;
+    one.lk = p.lk;
     one.alpha = p.alpha + j;
     one.n_alpha = 1;
     one.beta = p.beta + static_cast<std::size_t>(j) * data.k;
@@ -199,6 +200,7 @@ inline bool batch_fused(const glm_data_cl& data, const glm_batch_params& p, bool
     return false;
   auto& kern = opencl::kernels::glm_batch_fused;
   kern.set_option("FAMILY", static_cast<int>(p.fam));
+  kern.set_option("LINK", link_option(p.fam, p.lk));
   kern.set_option("OFFSET", data.offset_option());
   kern.set_option("TR", tr);
   kern.set_option("PC", pc);
@@ -243,6 +245,7 @@ inline bool batch_mma(const glm_data_cl& data, const glm_batch_params& p, bool g
     return false;
   auto& kern = opencl::kernels::glm_batch_mma;
   kern.set_option("FAMILY", static_cast<int>(p.fam));
+  kern.set_option("LINK", link_option(p.fam, p.lk));
   kern.set_option("OFFSET", data.offset_option());
   kern.set_option("WARPS", warps);
   kern.set_option("KS", (k + 7) / 8);
@@ -354,6 +357,7 @@ inline glm_batch_result glm_lp_batch_opencl(const glm_data_cl& data, const glm_b
     wg *= 2;
   auto& rows_kernel = opencl::kernels::glm_batch_rows;
   rows_kernel.set_option("FAMILY", static_cast<int>(p.fam));
+  rows_kernel.set_option("LINK", link_option(p.fam, p.lk));
   rows_kernel.set_option("OFFSET", data.offset_option());
   rows_kernel.set_option("BATCH_WG", wg);
   rows_kernel.set_option("GROUPS", groups != nullptr ? 1 : 0);

@@ -29,15 +29,21 @@ inline int cpu_block_rows(int k) {
  * Log density of the GLM `p.fam` for the n x k column-major x and y, with
  * the gradient when `gradient`; `propto` drops the terms that depend on y
  * and x alone. `offset` (n values, or null) is added to the linear
- * predictor of each row (not to categorical_logit's: see check_glm_offset).
+ * predictor of each row (not to categorical_logit's: see check_glm_offset);
+ * `weights` (n values, or null; families with one linear predictor)
+ * multiply each row's log density.
  * Shapes and the finiteness of x are checked here; values (support of y,
  * positive sigma, a finite offset, ...) are the caller's to check, with
  * check_glm_values and check_glm_y.
  */
 inline glm_result glm_lp_cpu(const double* x, const double* y, int n, int k,
                              const glm_params& p, bool gradient, bool propto,
-                             const double* offset = nullptr) {
+                             const double* offset = nullptr,
+                             const double* weights = nullptr) {
   check_glm_shapes(p, n, k);
+  if (weights != nullptr && !info_of(p.fam).scalar)
+    throw invalid_argument("weights", std::string("are not supported by ") +
+                                          info_of(p.fam).name);
   const int ne = p.n_eta;
   Eigen::Map<const Eigen::MatrixXd> X(x, n, k);
   Eigen::Map<const Eigen::MatrixXd> B(p.beta, k, ne);
@@ -54,11 +60,10 @@ inline glm_result glm_lp_cpu(const double* x, const double* y, int n, int k,
   double lp = 0;
   const bool alpha_per_row = p.fam != family::categorical_logit && p.n_alpha > 1;
   const bool extra_per_row = p.n_extra > 1 && p.fam != family::ordered_logistic;
-  // sigma | phi terms: once for a scalar, per row for one value per row
-  auto terms_of = [&](double v) {
-    return p.fam == family::normal_id ? math::normal_terms(v) : math::neg_binomial_terms(v);
-  };
-  const bool scalar_extra = p.fam == family::normal_id || p.fam == family::neg_binomial_2_log;
+  // sigma | phi | shape | lambda terms: once for a scalar, per row for one
+  // value per row
+  auto terms_of = [&](double v) { return math::extra_terms_of(p.fam, v); };
+  const bool scalar_extra = has_scale_extra(p.fam);
   const math::extra_terms shared_terms =
       scalar_extra && p.n_extra == 1 ? terms_of(p.extra[0]) : math::extra_terms();
   math::extra_terms row_terms;
@@ -66,10 +71,11 @@ inline glm_result glm_lp_cpu(const double* x, const double* y, int n, int k,
   // (row_block.hpp), as the batched path runs it; else row by row.
   const bool scalar_family = info_of(p.fam).scalar;
   const bool column_math = scalar_family && !alpha_per_row && !extra_per_row;
+  const bool own_form = has_own_form(p.fam, p.lk);
   const bool counts = p.fam == family::poisson_log || p.fam == family::neg_binomial_2_log;
   std::vector<double> log_y_fact(column_math && counts ? rows : 0);
   count_terms_table table;
-  if (column_math && p.fam == family::neg_binomial_2_log && n > 0)
+  if (column_math && own_form && p.fam == family::neg_binomial_2_log && n > 0)
     table = count_terms_table(shared_terms, count_table_max_y(*std::max_element(y, y + n), n));
 
   for (int i0 = 0; i0 < n; i0 += rows) {
@@ -88,8 +94,9 @@ inline glm_result glm_lp_cpu(const double* x, const double* y, int n, int k,
       if (counts)
         for (int r = 0; r < m; ++r) log_y_fact[r] = math::log_factorial(y[i0 + r], propto);
       column_totals sum;
-      row_math_column(p.fam, y + i0, log_y_fact.data(), &eta(0, 0), &d(0, 0), m, p.alpha[0],
-                      shared_terms, &table, propto, sum);
+      row_math_column(p.fam, p.lk, y + i0, weights == nullptr ? nullptr : weights + i0,
+                      log_y_fact.data(), &eta(0, 0), &d(0, 0), m, p.alpha[0], shared_terms,
+                      &table, propto, sum);
       block_lp = sum.lp;
       if (gradient && p.n_extra > 0) res.d_extra[0] += sum.d_extra;
     } else {
@@ -127,12 +134,19 @@ inline glm_result glm_lp_cpu(const double* x, const double* y, int n, int k,
             const math::extra_terms& ex =
                 extra_per_row ? (row_terms = terms_of(p.extra[i])) : shared_terms;
             math::row_value v;
-            switch (p.fam) {
+            switch (own_form ? p.fam : family::gamma) {
               case family::normal_id: v = math::normal_id(y[i], e, ex, propto); break;
               case family::bernoulli_logit: v = math::bernoulli_logit(y[i], e); break;
               case family::poisson_log: v = math::poisson_log(y[i], e, propto); break;
-              default:
+              case family::neg_binomial_2_log:
                 v = math::neg_binomial_2_log(y[i], e, ex, math::log_factorial(y[i], propto));
+                break;
+              default: v = math::linked_row(p.fam, p.lk, y[i], e, ex, propto);
+            }
+            if (weights != nullptr) {
+              v.lp *= weights[i];
+              v.d_eta *= weights[i];
+              v.d_extra *= weights[i];
             }
             block_lp += v.lp;
             d(r, 0) = v.d_eta;

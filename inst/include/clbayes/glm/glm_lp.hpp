@@ -9,6 +9,7 @@
 #include "glm_cpu.hpp"
 #include "glm_opencl.hpp"
 
+#include <cmath>
 #include <memory>
 
 namespace clbayes {
@@ -21,7 +22,8 @@ namespace glm {
 struct glm_data {
   const double* x = nullptr;
   const double* y = nullptr;
-  const double* offset = nullptr;  // null: no offset
+  const double* offset = nullptr;   // null: no offset
+  const double* weights = nullptr;  // null: every row weighs 1
   int n = 0;
   int k = 0;
   y_summary ys;
@@ -34,14 +36,22 @@ struct glm_data {
  *  selected device and check there that x is finite; without, check x on
  *  the host when `check_x` (the CPU path checks each block anyway, so a
  *  one-off call can skip this extra pass). `offset`: n values, or null for
- *  none; checked finite here. */
+ *  none; checked finite here. `weights`: n non-negative values multiplying
+ *  the rows' log densities (R's prior weights), or null; a likelihood with
+ *  weights runs on the CPU path, which the host copy is kept for. */
 inline glm_data make_glm_data(const double* x, const double* y, int n, int k,
                               bool upload, bool check_x = true,
-                              const double* offset = nullptr) {
+                              const double* offset = nullptr,
+                              const double* weights = nullptr) {
   glm_data d;
   d.x = x;
   d.y = y;
   d.offset = offset;
+  d.weights = weights;
+  if (weights != nullptr)
+    for (int i = 0; i < n; ++i)
+      if (!(weights[i] >= 0) || !std::isfinite(weights[i]))
+        throw invalid_argument("weights", "must be non-negative and finite (no NA)");
   d.n = n;
   d.k = k;
   d.ys = summarise_y(y, n);
@@ -84,8 +94,8 @@ inline auto on_backend(const glm_data& data, bool use_device, OnHost on_host,
 
 /**
  * Log density of the GLM with its gradient when `gradient`, on the device
- * when `use_device` (uploading x and y unless data.device holds them) or
- * on the CPU. Every argument is checked; errors name the argument.
+ * when `use_device` (uploading x and y unless data.device holds them) and
+ * the data have no weights, else on the CPU. Every argument is checked; errors name the argument.
  */
 inline glm_result glm_lp(const glm_data& data, const glm_params& p, bool gradient,
                          bool propto, bool use_device) {
@@ -94,9 +104,10 @@ inline glm_result glm_lp(const glm_data& data, const glm_params& p, bool gradien
   check_glm_values(p, data.k);
   check_glm_y(p, data.ys, data.n);
   return on_backend(
-      data, use_device,
+      data, use_device && data.weights == nullptr,
       [&] {
-        return glm_lp_cpu(data.x, data.y, data.n, data.k, p, gradient, propto, data.offset);
+        return glm_lp_cpu(data.x, data.y, data.n, data.k, p, gradient, propto, data.offset,
+                          data.weights);
       },
       [&](const auto& d) { return glm_lp_opencl(d, p, gradient, propto); });
 }

@@ -205,6 +205,7 @@ inline int glm_lp_rowblock_launch(glm_workspace& w, const glm_data_cl& data,
   for (int attempt = 0;; ++attempt) {
     sh = choose_shape(k, ne, n_cuts, max_wg, info.local_mem, tune);
     const std::map<std::string, int> options = {{"FAMILY", static_cast<int>(p.fam)},
+                                                {"LINK", link_option(p.fam, p.lk)},
                                                 {"OFFSET", data.offset_option()},
                                                 {"NETA", ne},
                                                 {"ROWS", sh.rows},

@@ -117,7 +117,8 @@ inline int glm_lp_tiled_launch(opencl::matrix_cl& partials, opencl::matrix_cl& r
     sh = internal::tiled_shape_for(wg, tune.rows, k, ne, n_cuts, info.local_mem, tune.max_lpi);
     if (sh.rows == 0) return 0;
     const std::map<std::string, int> options = {
-        {"FAMILY", static_cast<int>(p.fam)}, {"OFFSET", has_offset}, {"NETA", ne},
+        {"FAMILY", static_cast<int>(p.fam)}, {"LINK", link_option(p.fam, p.lk)},
+        {"OFFSET", has_offset}, {"NETA", ne},
         {"TILE_WG", sh.wg},
         {"TILE_ROWS", sh.rows}, {"LPI", sh.lpi}, {"GCOLS", sh.gcols}};
     for (const auto& kv : options) kern.set_option(kv.first, kv.second);

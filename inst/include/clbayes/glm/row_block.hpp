@@ -110,18 +110,25 @@ inline void over_lanes(int m, F&& f) {
 }
 
 /** Runs `row(r, width)` (returning row_lanes of that width) over the m
- *  rows; stores d_eta into d and adds the three sums to `sum`, kept per
- *  lane until the end. */
+ *  rows, each row's values times its weight w[r] where there are weights
+ *  (w null: none); stores d_eta into d and adds the three sums to `sum`,
+ *  kept per lane until the end. */
 template <typename Row>
-inline void column_sums(int m, double* d, column_totals& sum, Row&& row) {
+inline void column_sums(int m, const double* w, double* d, column_totals& sum, Row&& row) {
   using L = math::lanes<lane_width>;
   L s_lp = L::Zero(), s_d = L::Zero(), s_ex = L::Zero();
   column_totals tail;
   over_lanes(m, [&](int r, auto width) {
-    constexpr int w = decltype(width)::value;
-    const auto v = row(r, width);
-    lane_io<w>::store(d + r, v.d_eta);
-    if constexpr (w == 1) {
+    constexpr int w_ = decltype(width)::value;
+    auto v = row(r, width);
+    if (w != nullptr) {
+      const auto wr = lane_io<w_>::load(w + r);
+      v.lp *= wr;
+      v.d_eta *= wr;
+      v.d_extra *= wr;
+    }
+    lane_io<w_>::store(d + r, v.d_eta);
+    if constexpr (w_ == 1) {
       tail.lp += v.lp;
       tail.d_eta += v.d_eta;
       tail.d_extra += v.d_extra;
@@ -142,44 +149,61 @@ inline void column_sums(int m, double* d, column_totals& sum, Row&& row) {
  * The row math of one point over m rows: eta[r] + a in (eta without the
  * point's alpha; the offset, where there is one, already added), d lp / d
  * eta out into d[r] (d may be eta: each row is read before it is written);
- * adds the column's totals to `sum`. y and log_y_fact (log y!, or 0 when
- * propto; count families) are the rows' values; `ex` the point's sigma |
- * phi terms and `counts` its table (negative binomial). One loop per
- * family: the family is not a branch inside it.
+ * adds the column's totals to `sum`. y, w (weights, or null) and log_y_fact
+ * (log y!, or 0 when propto; count families) are the rows' values; `ex` the
+ * point's sigma | phi | shape | lambda terms and `counts` its table
+ * (negative binomial at its log link). One loop per family: the family is
+ * not a branch inside it. A family at a link other than its own runs the
+ * linked row (row_math.hpp) one row at a time.
  */
-inline void row_math_column(family fam, const double* y, const double* log_y_fact,
-                            const double* eta, double* d, int m, double a,
-                            const math::extra_terms& ex, const count_terms_table* counts,
-                            bool propto, column_totals& sum) {
+inline void row_math_column(family fam, link lk, const double* y, const double* w,
+                            const double* log_y_fact, const double* eta, double* d, int m,
+                            double a, const math::extra_terms& ex,
+                            const count_terms_table* counts, bool propto,
+                            column_totals& sum) {
   using internal::lane_io;
+  if (!has_own_form(fam, lk)) {
+    return internal::column_sums(m, w, d, sum, [&](int r, auto width) {
+      constexpr int v = decltype(width)::value;
+      math::row_lanes<typename lane_io<v>::type> out;
+      for (int l = 0; l < v; ++l) {
+        const math::row_value one = math::linked_row(fam, lk, y[r + l], eta[r + l] + a, ex,
+                                                     propto);
+        lane_io<v>::data(out.lp)[l] = one.lp;
+        lane_io<v>::data(out.d_eta)[l] = one.d_eta;
+        lane_io<v>::data(out.d_extra)[l] = one.d_extra;
+      }
+      return out;
+    });
+  }
   switch (fam) {
     case family::normal_id:
-      return internal::column_sums(m, d, sum, [&](int r, auto width) {
-        constexpr int w = decltype(width)::value;
-        return math::normal_id(lane_io<w>::load(y + r), lane_io<w>::load(eta + r, a), ex,
+      return internal::column_sums(m, w, d, sum, [&](int r, auto width) {
+        constexpr int v = decltype(width)::value;
+        return math::normal_id(lane_io<v>::load(y + r), lane_io<v>::load(eta + r, a), ex,
                                propto);
       });
     case family::bernoulli_logit:
-      return internal::column_sums(m, d, sum, [&](int r, auto width) {
-        constexpr int w = decltype(width)::value;
-        return math::bernoulli_logit(lane_io<w>::load(y + r), lane_io<w>::load(eta + r, a));
+      return internal::column_sums(m, w, d, sum, [&](int r, auto width) {
+        constexpr int v = decltype(width)::value;
+        return math::bernoulli_logit(lane_io<v>::load(y + r), lane_io<v>::load(eta + r, a));
       });
     case family::poisson_log:
-      return internal::column_sums(m, d, sum, [&](int r, auto width) {
-        constexpr int w = decltype(width)::value;
-        return math::poisson_log(lane_io<w>::load(y + r), lane_io<w>::load(eta + r, a),
-                                 lane_io<w>::load(log_y_fact + r));
+      return internal::column_sums(m, w, d, sum, [&](int r, auto width) {
+        constexpr int v = decltype(width)::value;
+        return math::poisson_log(lane_io<v>::load(y + r), lane_io<v>::load(eta + r, a),
+                                 lane_io<v>::load(log_y_fact + r));
       });
     default:
-      return internal::column_sums(m, d, sum, [&](int r, auto width) {
-        constexpr int w = decltype(width)::value;
-        typename lane_io<w>::type lg, dg;  // table lookups, one row at a time
-        for (int l = 0; l < w; ++l) {
-          lane_io<w>::data(lg)[l] = counts->lgamma_diff(y[r + l]);
-          lane_io<w>::data(dg)[l] = counts->digamma_diff(y[r + l]);
+      return internal::column_sums(m, w, d, sum, [&](int r, auto width) {
+        constexpr int v = decltype(width)::value;
+        typename lane_io<v>::type lg, dg;  // table lookups, one row at a time
+        for (int l = 0; l < v; ++l) {
+          lane_io<v>::data(lg)[l] = counts->lgamma_diff(y[r + l]);
+          lane_io<v>::data(dg)[l] = counts->digamma_diff(y[r + l]);
         }
-        return math::neg_binomial_2_log(lane_io<w>::load(y + r), lane_io<w>::load(eta + r, a),
-                                        ex, lg, dg, lane_io<w>::load(log_y_fact + r));
+        return math::neg_binomial_2_log(lane_io<v>::load(y + r), lane_io<v>::load(eta + r, a),
+                                        ex, lg, dg, lane_io<v>::load(log_y_fact + r));
       });
   }
 }

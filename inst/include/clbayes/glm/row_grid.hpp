@@ -46,17 +46,20 @@ math::row_value grid_row(family fam, double y, double eta, double ex, bool propt
 
 }  // namespace internal
 
-/** out (m x 3, column-major) = lp, d lp / d eta, d lp / d sigma|phi; on
- *  the CPU in lanes of `width` rows (1 or lane_width). */
-inline void row_grid(family fam, const double* y, const double* eta, const double* ex, int m,
-                     bool propto, bool use_device, double* out, int width = lane_width) {
+/** out (m x 3, column-major) = lp, d lp / d eta, d lp / d extra at link
+ *  lk; on the CPU in lanes of `width` rows (1 or lane_width) for the
+ *  family's own form, else the linked row. */
+inline void row_grid(family fam, link lk, const double* y, const double* eta, const double* ex,
+                     int m, bool propto, bool use_device, double* out, int width = lane_width) {
   if (!has_batched_form(fam))
     throw invalid_argument("family", "must be a family with one linear predictor");
   if (!use_device) {
     for (int i = 0; i < m; ++i) {
       const math::row_value v =
-          width == 1 ? internal::grid_row<1>(fam, y[i], eta[i], ex[i], propto)
-                     : internal::grid_row<lane_width>(fam, y[i], eta[i], ex[i], propto);
+          !has_own_form(fam, lk)
+              ? math::linked_row(fam, lk, y[i], eta[i], math::extra_terms_of(fam, ex[i]), propto)
+          : width == 1 ? internal::grid_row<1>(fam, y[i], eta[i], ex[i], propto)
+                       : internal::grid_row<lane_width>(fam, y[i], eta[i], ex[i], propto);
       out[i] = v.lp;
       out[m + i] = v.d_eta;
       out[2 * m + i] = v.d_extra;
@@ -71,6 +74,7 @@ inline void row_grid(family fam, const double* y, const double* eta, const doubl
   opencl::matrix_cl res(m, 3);
   auto& kern = opencl::kernels::glm_row_grid;
   kern.set_option("FAMILY", static_cast<int>(fam));
+  kern.set_option("LINK", link_option(fam, lk));
   kern(cl::NDRange(m), res, yd, ed, xd, m, propto ? 1 : 0);
   opencl::from_matrix_cl(res, out);
 #else

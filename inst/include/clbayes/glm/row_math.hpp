@@ -17,6 +17,7 @@
 // divisions instead of branches (and fewer exp()s).
 
 #include "../eigen.hpp"
+#include "family.hpp"
 
 #include <array>
 #include <cmath>
@@ -222,6 +223,139 @@ inline row_value neg_binomial_2_log(double y, double eta, const extra_terms& phi
 
 inline row_value neg_binomial_2_log(double y, double eta, double phi, bool propto) {
   return neg_binomial_2_log(y, eta, neg_binomial_terms(phi), log_factorial(y, propto));
+}
+
+// ---- linked rows: any family through its mean mu = g^{-1}(eta) ----
+//
+// The families at a link other than their canonical one, and the gamma and
+// inverse Gaussian families: the log density of y given the mean mu, and
+// d lp / d eta = d lp / d mu * d mu / d eta. Bernoulli rows take log p and
+// log(1 - p) from eta directly, each in its stable form per link, as the
+// tails of probit and cloglog underflow p itself. A mean outside the
+// family's support (mu <= 0 for counts and positive data) gives lp = -inf
+// and zero derivatives, which the samplers reject as any other -inf.
+
+constexpr double pi = 3.14159265358979323846;
+
+/** mu = g^{-1}(eta) and d mu / d eta, for the links of mean families. */
+struct mean_value {
+  double mu;
+  double d_mu;
+};
+
+inline mean_value inverse_link(link l, double eta) {
+  switch (l) {
+    case link::log: {
+      const double m = std::exp(eta);
+      return {m, m};
+    }
+    case link::sqrt: return {eta * eta, 2 * eta};
+    case link::inverse: return {1 / eta, -1 / (eta * eta)};
+    case link::inverse_square: {  // eta = 1 / mu^2
+      const double m = 1 / std::sqrt(eta);
+      return {m, -0.5 * m / eta};
+    }
+    default: return {eta, 1.0};  // identity
+  }
+}
+
+/** log Phi(x), the standard normal's log cdf: from erfc down to x = -37
+ *  (erfc(26.2) ~ 1e-299 is still a normal double), below by the asymptotic
+ *  series of the Mills ratio (its next term is below 5e-13 there). */
+inline double log_normal_cdf(double x) {
+  if (x > -37) return std::log(0.5 * std::erfc(-x * 0.70710678118654752440));
+  const double r = 1 / (x * x);
+  const double series = 1 - r * (1 - r * (3 - r * (15 - r * 105)));
+  return -0.5 * x * x - std::log(-x) - half_log_two_pi + std::log(series);
+}
+
+/** phi(x) / Phi(x), d log Phi(x) / dx. */
+inline double normal_mills(double x) {
+  if (x > -37) return std::exp(-0.5 * x * x - half_log_two_pi - log_normal_cdf(x));
+  const double r = 1 / (x * x);
+  return -x / (1 - r * (1 - r * (3 - r * (15 - r * 105))));
+}
+
+/** log p, log(1 - p) and their derivatives by eta, p = g^{-1}(eta). */
+struct bernoulli_logs {
+  double log_p, log_q;
+  double d_log_p, d_log_q;
+};
+
+inline bernoulli_logs bernoulli_log_probs(link l, double eta) {
+  switch (l) {
+    case link::probit:
+      return {log_normal_cdf(eta), log_normal_cdf(-eta), normal_mills(eta), -normal_mills(-eta)};
+    case link::cloglog: {  // p = 1 - exp(-t), t = exp(eta)
+      const double t = std::exp(eta);
+      return {std::log(-std::expm1(-t)), -t, t > 0 ? t / std::expm1(t) : 1.0, -t};
+    }
+    case link::cauchit: {  // p = 1/2 + atan(eta) / pi = atan2(1, -eta) / pi
+      const double dens = 1 / (pi * (1 + eta * eta));
+      const double p = std::atan2(1.0, -eta) / pi, q = std::atan2(1.0, eta) / pi;
+      return {std::log(p), std::log(q), dens / p, -dens / q};
+    }
+    case link::log: {  // p = exp(eta), eta < 0
+      if (!(eta < 0)) return {eta > 0 ? -INFINITY : 0.0, -INFINITY, 1.0, 0.0};
+      return {eta, std::log(-std::expm1(eta)), 1.0, std::exp(eta) / std::expm1(eta)};
+    }
+    default:  // logit
+      return {-softplus(-eta), -softplus(eta), inv_logit(-eta), -inv_logit(eta)};
+  }
+}
+
+/** The terms of sigma, phi, shape or lambda each row formula needs, made
+ *  once per value. */
+inline extra_terms extra_terms_of(family f, double v) {
+  return f == family::neg_binomial_2_log || f == family::gamma ? neg_binomial_terms(v)
+                                                               : normal_terms(v);
+}
+
+/** One row of family f at link l (any link, the canonical one included):
+ *  lp, d lp / d eta and d lp / d extra. `ex`: extra_terms_of(f, extra). */
+inline row_value linked_row(family f, link l, double y, double eta, const extra_terms& ex,
+                            bool propto) {
+  constexpr double minus_inf = -INFINITY;
+  if (f == family::bernoulli_logit) {
+    const bernoulli_logs b = bernoulli_log_probs(l, eta);
+    return y > 0.5 ? row_value{b.log_p, b.d_log_p, 0.0} : row_value{b.log_q, b.d_log_q, 0.0};
+  }
+  const mean_value m = inverse_link(l, eta);
+  const double mu = m.mu;
+  if (f == family::normal_id) {
+    const double z = (y - mu) * ex.inv;
+    return {-0.5 * z * z - (ex.log + (propto ? 0.0 : half_log_two_pi)), z * ex.inv * m.d_mu,
+            (z * z - 1.0) * ex.inv};
+  }
+  if (!(mu > 0) || !std::isfinite(mu)) return {minus_inf, 0.0, 0.0};
+  const double log_mu = std::log(mu);
+  switch (f) {
+    case family::poisson_log:
+      return {(y > 0 ? y * log_mu : 0.0) - mu - log_factorial(y, propto),
+              (y / mu - 1) * m.d_mu, 0.0};
+    case family::neg_binomial_2_log: {
+      const double phi = ex.value, log_mp = std::log(mu + phi);
+      const double share = (y + phi) / (mu + phi);
+      return {std::lgamma(y + phi) - ex.lgamma + phi * (ex.log - log_mp) +
+                  (y > 0 ? y * (log_mu - log_mp) : 0.0) - log_factorial(y, propto),
+              (y / mu - share) * m.d_mu,
+              1 - share + ex.log - log_mp + digamma(y + phi) - ex.digamma};
+    }
+    case family::gamma: {  // shape a, rate a / mu
+      const double a = ex.value, log_y = std::log(y);
+      return {a * (ex.log - log_mu) - ex.lgamma + a * log_y - (propto ? 0.0 : log_y) -
+                  a * y / mu,
+              a * (y - mu) / (mu * mu) * m.d_mu,
+              ex.log + 1 - log_mu - ex.digamma + log_y - y / mu};
+    }
+    default: {  // inverse Gaussian, shape lambda
+      const double lambda = ex.value, r = (y - mu) / mu;
+      const double q = r * r / y;  // (y - mu)^2 / (mu^2 y)
+      return {0.5 * ex.log - 0.5 * lambda * q -
+                  (propto ? 0.0 : half_log_two_pi + 1.5 * std::log(y)),
+              lambda * r / (mu * mu) * m.d_mu, 0.5 * ex.inv - 0.5 * q};
+    }
+  }
 }
 
 // ---- ordered logistic (one row at a time) ----

@@ -44,7 +44,7 @@ inline const char* glm_lp_tiled_source = R"(
 #define R TILE_ROWS
 #define P (TILE_WG / TILE_ROWS)
 #define RS (TILE_ROWS + 1)
-#define ROW_ALPHA (FAMILY < 4)
+#define ROW_ALPHA (FAMILY != 4 && FAMILY != 5)
 
 /* Log density of one row. eta: the NETA linear predictors without alpha;
    al, off, ex: the row's alpha, offset and sigma|phi; head: categorical

@@ -21,6 +21,7 @@ namespace kernels {
 
 inline const char* glm_row_math_source = R"(
 #define HALF_LOG_TWO_PI 0.91893853320467274178
+#define CLB_PI 3.14159265358979323846
 
 /* exp(u) without the builtin: on the H200 the builtin exp and log1p made
    the row math of glm_batch_mma at P = 256 take 3.9 ms of its 7.6; with
@@ -122,6 +123,101 @@ double neg_binomial_2_log_row(double y, double eta, double phi, int propto, doub
          (propto ? 0.0 : lgamma(y + 1.0));
 }
 
+/* Linked rows (glm/row_math.hpp's linked_row, the same formulas): a
+   family at a link other than its own, and the gamma and inverse Gaussian
+   families, through the mean mu = g^{-1}(eta); LINK is the number of
+   glm::link. Bernoulli rows take log p and log(1 - p) from eta directly. */
+double log_normal_cdf(double x) {
+  if (x > -37.0) return log(0.5 * erfc(-x * 0.70710678118654752440));
+  const double r = 1.0 / (x * x);
+  return -0.5 * x * x - log(-x) - HALF_LOG_TWO_PI +
+         log(1.0 - r * (1.0 - r * (3.0 - r * (15.0 - r * 105.0))));
+}
+
+double normal_mills(double x) {
+  if (x > -37.0) return exp(-0.5 * x * x - HALF_LOG_TWO_PI - log_normal_cdf(x));
+  const double r = 1.0 / (x * x);
+  return -x / (1.0 - r * (1.0 - r * (3.0 - r * (15.0 - r * 105.0))));
+}
+
+/* log p (y = 1) or log(1 - p) (y = 0) at link lk, and its derivative. */
+double bernoulli_linked_row(double y, double eta, int lk, double* d_eta) {
+  const int one = y > 0.5;
+  if (lk == 3) {  /* probit */
+    const double s = one ? eta : -eta;
+    *d_eta = one ? normal_mills(s) : -normal_mills(s);
+    return log_normal_cdf(s);
+  }
+  if (lk == 4) {  /* cloglog: p = 1 - exp(-t), t = exp(eta) */
+    const double t = exp(eta);
+    *d_eta = one ? (t > 0.0 ? t / expm1(t) : 1.0) : -t;
+    return one ? log(-expm1(-t)) : -t;
+  }
+  if (lk == 5) {  /* cauchit: p = atan2(1, -eta) / pi */
+    const double dens = 1.0 / (CLB_PI * (1.0 + eta * eta));
+    const double pr = atan2(1.0, one ? -eta : eta) / CLB_PI;
+    *d_eta = one ? dens / pr : -dens / pr;
+    return log(pr);
+  }
+  if (lk == 1) {  /* log: p = exp(eta), eta < 0 */
+    if (!(eta < 0.0)) { *d_eta = one ? 1.0 : 0.0; return one && eta == 0.0 ? 0.0 : -INFINITY; }
+    *d_eta = one ? 1.0 : exp(eta) / expm1(eta);
+    return one ? eta : log(-expm1(eta));
+  }
+  /* logit */
+  *d_eta = one ? inv_logit(-eta) : -inv_logit(eta);
+  return -softplus(one ? -eta : eta);
+}
+
+/* mu = g^{-1}(eta) and d mu / d eta at link lk (a mean family's links). */
+double inverse_link(double eta, int lk, double* d_mu) {
+  if (lk == 1) { const double m = exp(eta); *d_mu = m; return m; }
+  if (lk == 6) { *d_mu = 2.0 * eta; return eta * eta; }
+  if (lk == 7) { *d_mu = -1.0 / (eta * eta); return 1.0 / eta; }
+  if (lk == 8) { const double m = 1.0 / sqrt(eta); *d_mu = -0.5 * m / eta; return m; }
+  *d_mu = 1.0;
+  return eta;
+}
+
+/* The row of family fam at link lk; ex its sigma, phi, shape or lambda. */
+double linked_row(int fam, int lk, double y, double eta, double ex, int propto,
+                  double* d_eta, double* d_ex) {
+  *d_ex = 0.0;
+  if (fam == 1) return bernoulli_linked_row(y, eta, lk, d_eta);
+  double dm;
+  const double mu = inverse_link(eta, lk, &dm);
+  if (fam == 0) {
+    const double z = (y - mu) / ex;
+    *d_eta = z / ex * dm;
+    *d_ex = (z * z - 1.0) / ex;
+    return -0.5 * z * z - log(ex) - (propto ? 0.0 : HALF_LOG_TWO_PI);
+  }
+  if (!(mu > 0.0) || isinf(mu)) { *d_eta = 0.0; return -INFINITY; }
+  const double log_mu = log(mu);
+  if (fam == 2) {
+    *d_eta = (y / mu - 1.0) * dm;
+    return (y > 0.0 ? y * log_mu : 0.0) - mu - (propto ? 0.0 : lgamma(y + 1.0));
+  }
+  if (fam == 3) {
+    const double lphi = log(ex), lmp = log(mu + ex), share = (y + ex) / (mu + ex);
+    *d_eta = (y / mu - share) * dm;
+    *d_ex = 1.0 - share + lphi - lmp + digamma_pos(y + ex) - digamma_pos(ex);
+    return lgamma(y + ex) - lgamma(ex) + ex * (lphi - lmp) + (y > 0.0 ? y * (log_mu - lmp) : 0.0) -
+           (propto ? 0.0 : lgamma(y + 1.0));
+  }
+  if (fam == 6) {  /* gamma: shape ex, rate ex / mu */
+    const double la = log(ex), ly = log(y);
+    *d_eta = ex * (y - mu) / (mu * mu) * dm;
+    *d_ex = la + 1.0 - log_mu - digamma_pos(ex) + ly - y / mu;
+    return ex * (la - log_mu) - lgamma(ex) + ex * ly - (propto ? 0.0 : ly) - ex * y / mu;
+  }
+  /* inverse Gaussian, shape ex */
+  const double r = (y - mu) / mu, q = r * r / y;
+  *d_eta = ex * r / (mu * mu) * dm;
+  *d_ex = 0.5 / ex - 0.5 * q;
+  return 0.5 * log(ex) - 0.5 * ex * q - (propto ? 0.0 : HALF_LOG_TWO_PI + 1.5 * log(y));
+}
+
 /* Categorical logit: y in 1..ne, eta (alpha included) the ne predictors;
    d[e] = d lp / d eta[e]. */
 double categorical_logit_row(const double* eta, int ne, int y, double* d) {
@@ -180,18 +276,27 @@ double ordered_logistic_row(int y, int n_cuts, double eta, double c_lo, double c
 #endif
 #define ROW_OFFSET(offset, i) (OFFSET ? (offset)[i] : 0.0)
 
+/* LINK: -1 (the default) for the family's own row math (its canonical
+   link), else the glm::link of a linked row. */
+#ifndef LINK
+#define LINK -1
+#endif
+
 #ifdef FAMILY
-/* Whether the family FAMILY has sigma or phi. */
-#if FAMILY == 0 || FAMILY == 3
+/* Whether the family FAMILY has sigma, phi, shape or lambda. */
+#if FAMILY == 0 || FAMILY == 3 || FAMILY == 6 || FAMILY == 7
 #define FAMILY_EXTRA 1
 #else
 #define FAMILY_EXTRA 0
 #endif
 
-/* The row of the scalar family FAMILY (the numbers of glm::family). */
+/* The row of the scalar family FAMILY (the numbers of glm::family) at
+   LINK. */
 double scalar_row(double y, double eta, double ex, int propto, double* d_eta,
                   double* d_ex) {
-#if FAMILY == 0
+#if LINK >= 0
+  return linked_row(FAMILY, LINK, y, eta, ex, propto, d_eta, d_ex);
+#elif FAMILY == 0
   return normal_id_row(y, eta, ex, propto, d_eta, d_ex);
 #elif FAMILY == 1
   return bernoulli_logit_row(y, eta, d_eta, d_ex);
@@ -251,9 +356,9 @@ __kernel void glm_row_grid(__global double* out, __global const double* y,
 }
 )";
 
-/** Option: FAMILY (glm::family, scalar families). */
+/** Options: FAMILY (glm::family, scalar families), LINK (link_option()). */
 inline kernel_cl<out_buffer, in_buffer, in_buffer, in_buffer, int, int> glm_row_grid(
-    "glm_row_grid", glm_program<&glm_row_grid_source>(), {{"FAMILY", 0}});
+    "glm_row_grid", glm_program<&glm_row_grid_source>(), {{"FAMILY", 0}, {"LINK", -1}});
 
 #endif  // CLBAYES_OPENCL
 

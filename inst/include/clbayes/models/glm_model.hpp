@@ -43,10 +43,10 @@ class glm_evaluator : public mcmc::fused_gradient_evaluator {
    *  evaluator, as must the arrays `groups` points to. `hs`: the
    *  regularised horseshoe on the coefficients (families with one linear
    *  predictor; empty for none). */
-  glm_evaluator(const glm::glm_data& data, glm::family fam, int n_categories,
+  glm_evaluator(const glm::glm_data& data, glm::family fam, glm::link lk, int n_categories,
                 bool has_intercept, prior_set priors, bool use_device,
                 group_effects groups = {}, horseshoe hs = {})
-      : data_(data), fam_(fam), priors_(std::move(priors)), use_device_(use_device),
+      : data_(data), fam_(fam), lk_(lk), priors_(std::move(priors)), use_device_(use_device),
         groups_(std::move(groups)), hs_(hs) {
     const bool cat = fam == glm::family::categorical_logit;
     const bool ord = fam == glm::family::ordered_logistic;
@@ -63,8 +63,7 @@ class glm_evaluator : public mcmc::fused_gradient_evaluator {
     if (!hs_.empty()) {
       hs_.check();
       if (!glm::has_batched_form(fam))
-        throw invalid_argument("prior", "hs() is for the gaussian, binomial, poisson and "
-                                        "negative binomial families");
+        throw invalid_argument("prior", "hs() is for families with one linear predictor");
       if (hs_.k != data_.k)
         throw invalid_argument("prior", "hs() must cover every coefficient (" +
                                             std::to_string(data_.k) + "), not " +
@@ -147,8 +146,10 @@ class glm_evaluator : public mcmc::fused_gradient_evaluator {
   // scales a gaussian model's group covariances (1 for other families).
   int first_hs() const { return n_alpha_ + data_.k * n_eta_ + n_extra_; }
   int first_group() const { return first_hs() + hs_.dim(); }
-  double sigma_of(const double* theta) const {
-    return fam_ == glm::family::normal_id ? theta[n_alpha_ + data_.k] : 1.0;
+  double sigma_of(const double* theta) const { return group_scale(theta[n_alpha_ + data_.k]); }
+  // The scale of the group covariances given the point's extra parameter.
+  double group_scale(double extra) const {
+    return fam_ == glm::family::normal_id ? extra : 1.0;
   }
 
   // beta of the point `theta` (its own, or made by the horseshoe).
@@ -192,6 +193,7 @@ class glm_evaluator : public mcmc::fused_gradient_evaluator {
     }
     glm::glm_batch_params p;
     p.fam = fam_;
+    p.lk = lk_;
     p.n_points = P;
     p.alpha = alpha.data();
     p.beta = beta.data();
@@ -201,7 +203,7 @@ class glm_evaluator : public mcmc::fused_gradient_evaluator {
     if (!groups_.empty()) {
       b_.resize(groups_.size(), P);
       for (int j = 0; j < P; ++j)
-        groups_.effects(theta_.col(inside[j]).data() + first_group(), gaussian ? extra[j] : 1.0,
+        groups_.effects(theta_.col(inside[j]).data() + first_group(), group_scale(extra[j]),
                         b_.col(j).data());
       p.groups = &groups_.terms();
       p.b = b_.data();
@@ -229,7 +231,7 @@ class glm_evaluator : public mcmc::fused_gradient_evaluator {
         grad->row(r).segment(first_hs(), hs_.dim()) += d_hs_.transpose();
       }
       if (!groups_.empty())
-        groups_.chain_rule(theta_.col(r).data() + first_group(), gaussian ? extra[j] : 1.0,
+        groups_.chain_rule(theta_.col(r).data() + first_group(), group_scale(extra[j]),
                            res.d_b.col(j).data(), d_block_.col(j).data(),
                            gaussian ? &d_extra : nullptr);
       if (n_extra_ == 1) (*grad)(r, n_alpha_ + k) += d_extra;
@@ -251,6 +253,7 @@ class glm_evaluator : public mcmc::fused_gradient_evaluator {
     const Eigen::VectorXd theta = points.row(r).transpose();
     glm::glm_params p;
     p.fam = fam_;
+    p.lk = lk_;
     p.alpha = theta.data();
     p.n_alpha = n_alpha_;
     p.beta = theta.data() + n_alpha_;
@@ -268,6 +271,7 @@ class glm_evaluator : public mcmc::fused_gradient_evaluator {
 
   const glm::glm_data& data_;
   glm::family fam_;
+  glm::link lk_;
   prior_set priors_;
   bool use_device_;
   group_effects groups_;
