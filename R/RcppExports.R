@@ -205,8 +205,8 @@
     .Call(`_clbayes_cpp_sum_gpu`, ptr, method, precision)
 }
 
-.cpp_slice_new <- function(init, width, lower, upper, method, stepout, metric, n_proposals, warmup, n_iter, max_steps, seed, init_radius, width_on_u, warmup_extend, memory_limit, first_stream) {
-    .Call(`_clbayes_cpp_slice_new`, init, width, lower, upper, method, stepout, metric, n_proposals, warmup, n_iter, max_steps, seed, init_radius, width_on_u, warmup_extend, memory_limit, first_stream)
+.cpp_slice_new <- function(init, width, lower, upper, method, stepout, metric, n_proposals, warmup, n_iter, max_steps, seed, init_radius, width_on_u, warmup_extend, warmup_rhat, memory_limit, first_stream) {
+    .Call(`_clbayes_cpp_slice_new`, init, width, lower, upper, method, stepout, metric, n_proposals, warmup, n_iter, max_steps, seed, init_radius, width_on_u, warmup_extend, warmup_rhat, memory_limit, first_stream)
 }
 
 .cpp_slice_start <- function(ptr, target) {

@@ -150,7 +150,10 @@
 #'   a model object.
 #' @param n_iter Draws kept per chain.
 #' @param warmup Adaptation iterations per chain before the kept ones.
-#' @param chains Number of chains (at least 2), advanced together.
+#' @param chains Number of chains, advanced together. One chain works: ChEES
+#'   then centres it on the running mean of its own warmup draws in place of
+#'   the mean over the chains (as SNAPER-HMC's `state_mean`), but many chains
+#'   adapt better and let R-hat compare them.
 #' @param metric `"diagonal"` or `"dense"` (see Algorithm).
 #' @param adapt_delta Target mean acceptance probability of the step size
 #'   adaptation, in (0, 1).
@@ -216,7 +219,7 @@ hmc_sample_mv <- function(log_density, init = NULL, gradient = NULL, n_iter = 10
   metric <- check_choice(metric, c("diagonal", "dense"), "metric")
   n_iter <- check_count(n_iter, "n_iter", 1)
   warmup <- check_count(warmup, "warmup", 0)
-  chains <- check_count(chains, "chains", 2)
+  chains <- check_count(chains, "chains", 1)
   max_leapfrog <- check_count(max_leapfrog, "max_leapfrog", 1)
   if (!is.numeric(adapt_delta) || length(adapt_delta) != 1L || !is.finite(adapt_delta) ||
       adapt_delta <= 0 || adapt_delta >= 1) {

@@ -158,21 +158,38 @@ print.clbayes_model <- function(x, ...) {
 #' backend is `"opencl"` (the data are uploaded once, when the model is
 #' made) and in C++ on the CPU otherwise.
 #'
-#' @section Families: `gaussian()` (identity link; the variable `sigma`),
-#'   `binomial()` (logit link), `poisson()` (log link) and a negative
-#'   binomial with log link and precision `phi` (variance `mu + mu^2 /
-#'   phi`): [neg_binomial_2()] or `MASS::negative.binomial(theta)` (`theta`
-#'   is ignored: `phi` is a parameter of the model). Family names work too
-#'   (`"gaussian"`, `"binomial"`, `"poisson"`, `"neg_binomial_2"`), as do
-#'   Stan's names (`"normal_id"`, `"bernoulli_logit"`, `"poisson_log"`,
-#'   `"neg_binomial_2_log"`; and, in the matrix form only,
-#'   `"categorical_logit"` and `"ordered_logistic"`). Other families and
-#'   links are an error.
+#' @section Families: the families and links of R's [glm()], from the
+#'   core's one table of families:
+#'   * `gaussian()` (links `"identity"`, `"log"`, `"inverse"`; the variable
+#'     `sigma`);
+#'   * `binomial()` (`"logit"`, `"probit"`, `"cloglog"`, `"cauchit"`,
+#'     `"log"`);
+#'   * `poisson()` (`"log"`, `"identity"`, `"sqrt"`);
+#'   * a negative binomial with precision `phi` (variance `mu + mu^2 /
+#'     phi`): [neg_binomial_2()] (`"log"`, `"identity"`, `"sqrt"`) or
+#'     `MASS::negative.binomial(theta)` (`theta` is ignored: `phi` is a
+#'     parameter of the model);
+#'   * `Gamma()` (`"inverse"`, `"identity"`, `"log"`; the variable `shape`,
+#'     rate `shape / mu`, as rstanarm);
+#'   * `inverse.gaussian()` (`"1/mu^2"`, `"inverse"`, `"identity"`, `"log"`;
+#'     the variable `lambda`, as rstanarm).
+#'
+#'   Family names work too (`"gaussian"`, `"binomial"`, `"Gamma"`, ...), as
+#'   do the core's names (`"normal_id"`, `"bernoulli_logit"`,
+#'   `"poisson_log"`, `"neg_binomial_2_log"`, `"gamma"`,
+#'   `"inverse_gaussian"`; and, in the matrix form only,
+#'   `"categorical_logit"` and `"ordered_logistic"`). The canonical links of
+#'   the first four run Stan's own `*_glm` row math; every other link goes
+#'   through the mean `mu = g^{-1}(eta)`, on the CPU and the device alike.
+#'   A mean outside the family's support (`mu <= 0` for counts and
+#'   positive data, as an identity link allows) has log density `-Inf`,
+#'   which the samplers reject. Other families and links are an error.
 #'
 #'   A `binomial()` response may be 0/1, logical, a factor (the first level
-#'   is failure, as in [stats::glm()]) or a two-column matrix
-#'   `cbind(successes, failures)`. The core has only a Bernoulli
-#'   likelihood, so a two-column response is expanded into one Bernoulli row
+#'   is failure, as in [stats::glm()]), a two-column matrix
+#'   `cbind(successes, failures)`, or proportions with their numbers of
+#'   trials as `weights` (as [stats::glm()] reads them). The core has only a
+#'   Bernoulli likelihood, so trials are expanded into one Bernoulli row
 #'   per trial (the posterior is the same; the cost grows with the number of
 #'   trials). [log_lik()] and [posterior_predict()] still give one column
 #'   per row of `data`.
@@ -284,15 +301,17 @@ print.clbayes_model <- function(x, ...) {
 #'   taken from the formula's environment); or, for the matrix form, the
 #'   numeric design matrix `x` without an intercept column.
 #' @param family An R family object ([gaussian()], [binomial()],
-#'   [poisson()], [neg_binomial_2()]), a family function or name, or a Stan
-#'   family name. See Families.
+#'   [poisson()], [neg_binomial_2()], [Gamma()], [inverse.gaussian()], with
+#'   their links), a family function or name, or a core family name. See
+#'   Families.
 #' @param prior Prior of the coefficients: [normal()], [student_t()],
 #'   [cauchy()], [laplace()], [hs()] or `NULL` (flat); see Priors.
 #' @param prior_intercept Prior of the intercept of the centred predictors
 #'   (and of the cuts of `"ordered_logistic"`): [normal()], [student_t()],
 #'   [cauchy()] or `NULL`.
-#' @param prior_aux Prior of `sigma` or `phi`: [exponential()], or the half
-#'   [normal()], [student_t()] or [cauchy()], or `NULL` (flat).
+#' @param prior_aux Prior of `sigma`, `phi`, `shape` or `lambda`:
+#'   [exponential()], or the half [normal()], [student_t()] or [cauchy()],
+#'   or `NULL` (flat).
 #' @param prior_covariance For a formula with group-level terms (see
 #'   Multilevel models): [decov()] (the default) or [lkj()].
 #' @param na.action What to do with rows with missing values (formula form),
@@ -301,6 +320,15 @@ print.clbayes_model <- function(x, ...) {
 #'   Offsets): in the formula form an expression evaluated in `data`, as for
 #'   [stats::glm()]; in the matrix form a finite numeric vector with one
 #'   value per row of `x`.
+#' @param weights `NULL`, or prior weights as [stats::glm()]'s: each row's
+#'   log density is multiplied by its weight (non-negative, finite). In the
+#'   formula form an expression evaluated in `data`; in the matrix form one
+#'   value per row of `x`. [log_lik()] returns the weighted log densities,
+#'   as rstanarm's. A likelihood with weights is evaluated on the CPU path.
+#'   Not yet supported with group-level terms.
+#' @param subset `NULL`, or the rows of `data` to use (formula form), as
+#'   for [stats::glm()]: an expression evaluated in `data`. Not yet
+#'   supported with group-level terms.
 #' @param n_categories For `"categorical_logit"` and `"ordered_logistic"`
 #'   (matrix form): the number of categories (default `max(y)`).
 #' @param y,x The matrix form called by name: `glm_model(y = y, x = x,
@@ -701,6 +729,10 @@ glm_model_init <- function(model, x, y, offset = NULL, weights = NULL) {
        any(abs(fit$coefficients) > 50)) ||
       !all(is.finite(fit$fitted.values))) {
     if (model$family == "normal_id") theta["sigma"] <- max(stats::sd(y), 1e-3)
+    # the intercept at the link of y's mean: inside the support of links such
+    # as identity or inverse, where zero is not
+    start <- fam$linkfun(mean(if (r_name == "binomial") pmin(pmax(y, 0.01), 0.99) else y))
+    if (model$has_intercept && is.finite(start)) theta[1L] <- start
     return(theta)
   }
   theta[seq_len(n_coef)] <- fit$coefficients

@@ -319,7 +319,8 @@ slice_sample_mv <- function(log_density, init = NULL, n_iter = 500, width = NULL
     target <- model_rebuild_data(tg$target)
     ptr <- .cpp_slice_new(init[idx, , drop = FALSE], width, tg$lower, tg$upper, method,
                           stepout, metric, n_proposals, warmup, n_iter, max_steps, seed,
-                          radius, width_on_u, warmup_extend, limit, idx[1L] - 1L)
+                          radius, width_on_u, warmup_extend, warmup_rhat_bound, limit,
+                          idx[1L] - 1L)
     .cpp_slice_start(ptr, target)
     run_sampler_loop(function(step) .cpp_slice_run(ptr, target, step),
                      function() .cpp_slice_total(ptr), function() .cpp_slice_result(ptr),
@@ -357,6 +358,10 @@ default_chains <- function(k) {
 
 # Widths on the unconstrained scale when none are given; adapted in warmup.
 default_width <- 2
+
+# The split R-hat (of ranks) of warmup's second half above which the
+# chains disagree and warmup is extended (up to `warmup_extend`).
+warmup_rhat_bound <- 1.05
 
 # The starting point of a model object that carries one.
 model_init <- function(log_density) {

@@ -27,6 +27,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <string>
 
 namespace cs = clbayes::slice;
@@ -80,18 +81,25 @@ int main(int argc, char** argv) {
     std::printf("# logistic posterior %d x %d on the %s, slice sampler, %d chains, %d + %d "
                 "iterations, %s\n", a.n, a.k, a.device ? "device" : "CPU", a.chains, a.warmup,
                 a.iter, a.per_point ? "one glm_lp call per point" : "one batched call per step");
-    cs::options opt;
-    opt.method = cs::method::univariate;
-    opt.n_proposals = 2;
+    clbayes::mcmc::options opt;
+    opt.metric = clbayes::mcmc::metric::dense;
     opt.warmup = a.warmup;
-    opt.warmup_extend = a.warmup;
     opt.n_iter = a.iter;
-    opt.init_radius = 0.1;
-    opt.width_on_u = true;
     opt.seed = a.seed;
+    opt.first_stream = 0;
+    opt.init_radius = 0.1;
+    opt.warmup_extend = a.warmup;
+    opt.warmup_rhat = 1.05;
+    opt.memory_limit = std::numeric_limits<double>::infinity();
+    cs::transition::settings set;
+    set.method = cs::method::univariate;
+    set.stepout = cs::stepout::warmup;
+    set.n_proposals = 2;
+    set.max_steps = 100;
+    set.width = Eigen::VectorXd::Constant(dim, 2.0);
+    set.width_on_u = true;
     const auto t0 = std::chrono::steady_clock::now();
-    cs::sampler s(Eigen::MatrixXd::Zero(a.chains, dim), Eigen::VectorXd::Constant(dim, 2.0),
-                  opt, clbayes::mcmc::support(dim));
+    cs::sampler s(Eigen::MatrixXd::Zero(a.chains, dim), opt, set, clbayes::mcmc::support(dim));
     s.start(f);
     while (!s.done()) s.run(f, 10);
     const double total =

@@ -37,6 +37,7 @@
 #include <vector>
 
 namespace cs = clbayes::slice;
+namespace cm = clbayes::mcmc;
 namespace cb = clbayes::batched;
 
 int main(int argc, char** argv) {
@@ -98,22 +99,22 @@ int main(int argc, char** argv) {
       upper << inf, inf, prior.phi_upper;
       const clbayes::mcmc::support bounds = natural ? clbayes::mcmc::support(3) : clbayes::mcmc::support(lower, upper);
       for (cs::method m : {cs::method::hyperrect, cs::method::univariate})
-      for (cs::metric me : {cs::metric::dense, cs::metric::diagonal}) {
+      for (cm::metric me : {cm::metric::dense, cm::metric::diagonal}) {
         if (which != "both" && cs::parse_method(which) != m) continue;
-        if (metrics != "both" && cs::parse_metric(metrics) != me) continue;
-        cs::options opt;
-        opt.method = m;
-        opt.metric = me;
-        opt.n_iter = n_iter;
-        opt.warmup = warmup;
-        opt.n_proposals = m == cs::method::hyperrect ? K : Ku;
-        opt.seed = 7;
+        if (metrics != "both" && cm::parse_metric(metrics) != me) continue;
+        cm::options opt = bench::chain_options(me, warmup, n_iter, 7, 0);
+        opt.warmup_rhat = 1.05;
+        cs::transition::settings set;
+        set.method = m;
+        set.stepout = cs::stepout::warmup;
+        set.n_proposals = m == cs::method::hyperrect ? K : Ku;
+        set.max_steps = 100;
+        set.width = Eigen::Vector3d(1.0, 1.0, 0.2);
+        set.width_on_u = false;
         Eigen::MatrixXd init(chains, 3);
         for (int c = 0; c < chains; ++c) init.row(c) << 1.0, 1.0, 0.2;
-        Eigen::VectorXd w(3);
-        w << 1.0, 1.0, 0.2;
         const auto t0 = std::chrono::steady_clock::now();
-        cs::sampler s(init, w, opt, bounds);
+        cs::sampler s(init, opt, set, bounds);
         s.start(f);
         s.run(f, opt.warmup + opt.n_iter);
         const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -125,7 +126,7 @@ int main(int argc, char** argv) {
         const double iters = static_cast<double>(n_iter + warmup);
         std::printf("| %d | %s | %s | %.0f | %.0f | %.0f | %.2f | %.1f | %.1f | %.2f | %.1e |\n", n,
                     m == cs::method::hyperrect ? "hyperrect" : "univariate",
-                    me == cs::metric::dense ? "dense" : "diagonal", e[0], e[1], e[2],
+                    me == cm::metric::dense ? "dense" : "diagonal", e[0], e[1], e[2],
                     emin / sec, s.n_evals() / (iters * chains), s.n_calls() / iters, sec, check);
         std::fflush(stdout);
       }

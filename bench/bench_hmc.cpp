@@ -113,15 +113,13 @@ int max_threads() {
 void run_and_report(cm::batch_evaluator& f, const Eigen::MatrixXd& init,
                     const cm::support& bounds, const args& a,
                     const std::vector<double>& truth, int first_checked) {
-  ch::options opt;
-  opt.metric = ch::parse_metric(a.metric);
-  opt.warmup = a.warmup;
-  opt.n_iter = a.iter;
-  opt.adapt_delta = a.delta;
-  opt.init_radius = 0.1;
-  opt.seed = a.seed;
+  const cm::options opt =
+      bench::chain_options(cm::parse_metric(a.metric), a.warmup, a.iter, a.seed, 0.1);
+  ch::transition::settings set;
+  set.adapt_delta = a.delta;
+  set.max_leapfrog = 1000;
   const auto t0 = std::chrono::steady_clock::now();
-  ch::sampler s(init, opt, bounds);
+  ch::sampler s(init, opt, set, bounds);
   s.start(f);
   s.run(f, a.warmup);
   const auto t1 = std::chrono::steady_clock::now();
@@ -133,8 +131,9 @@ void run_and_report(cm::batch_evaluator& f, const Eigen::MatrixXd& init,
   double min_ess = 0, max_z = 0;
   bench::summarise_draws(s.draws(), a.iter, a.chains, truth, first_checked, &min_ess, &max_z);
   int div = 0;
-  for (int c : s.n_divergent()) div += c;
-  const double lf_sample = s.n_leapfrog() - s.n_leapfrog_warmup();
+  const ch::transition& t = s.transition();
+  for (int c : t.n_divergent()) div += c;
+  const double lf_sample = t.n_leapfrog() - t.n_leapfrog_warmup();
   std::printf("| chains | min ESS | warmup s | total s | min ES/s (total) | min ES/s (sampling) "
               "| ms per leapfrog | grads/ES (sampling) | grads/ES (all) | step | length "
               "| accept | divergent | max |post mean - truth| / post sd |\n");
@@ -142,9 +141,9 @@ void run_and_report(cm::batch_evaluator& f, const Eigen::MatrixXd& init,
   std::printf("| %d | %.0f | %.2f | %.2f | %.2f | %.2f | %.3f | %.1f | %.1f | %.3f | %.2f "
               "| %.3f | %d (+%d in warmup) | %.2f |\n",
               a.chains, min_ess, warm, total, min_ess / total, min_ess / (total - warm),
-              1e3 * total / s.n_leapfrog(), lf_sample * a.chains / min_ess,
-              s.n_gradients() / min_ess, s.step_size(), s.trajectory_length(),
-              s.accept_rate(), div, s.n_divergent_warmup(), max_z);
+              1e3 * total / t.n_leapfrog(), lf_sample * a.chains / min_ess,
+              s.n_gradients() / min_ess, t.step_size(), t.trajectory_length(),
+              t.accept_rate(), div, t.n_divergent_warmup(), max_z);
 }
 
 void run_logistic(const args& a) {

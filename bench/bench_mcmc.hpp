@@ -8,16 +8,37 @@
 
 #include <clbayes/eigen.hpp>
 #include <clbayes/mcmc/evaluator.hpp>
+#include <clbayes/mcmc/options.hpp>
 #include <clbayes/mcmc/rng.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 namespace bench {
 
 namespace cm = clbayes::mcmc;
+
+// The chain engine's options of a bench run (the core has no defaults):
+// the given ones, and for the rest what the drivers have always run with:
+// chains from stream 0, no warmup R-hat check or extension (a slice driver
+// that wants them sets warmup_rhat and warmup_extend), no memory limit.
+inline cm::options chain_options(cm::metric metric, int warmup, int n_iter,
+                                 std::uint64_t seed, double init_radius) {
+  cm::options o;
+  o.metric = metric;
+  o.warmup = warmup;
+  o.n_iter = n_iter;
+  o.seed = seed;
+  o.first_stream = 0;
+  o.init_radius = init_radius;
+  o.warmup_extend = 0;
+  o.warmup_rhat = 0;
+  o.memory_limit = std::numeric_limits<double>::infinity();
+  return o;
+}
 
 // Standard normal by Box-Muller from the sampler's generator.
 inline double normal(cm::rng& g) {

@@ -229,13 +229,13 @@ void run(const args& a) {
     std::printf("one value-and-gradient call for %d chains: %.3f ms\n", a.chains, 1e3 * per);
   }
 
-  ch::options opt;
-  opt.warmup = a.warmup;
-  opt.n_iter = a.iter;
-  opt.init_radius = 0.1;
-  opt.seed = a.seed;
+  const cm::options opt =
+      bench::chain_options(cm::metric::diagonal, a.warmup, a.iter, a.seed, 0.1);
+  ch::transition::settings set;
+  set.adapt_delta = 0.75;
+  set.max_leapfrog = 1000;
   const auto t0 = std::chrono::steady_clock::now();
-  ch::sampler s(init, opt, cm::support(lower, upper));
+  ch::sampler s(init, opt, set, cm::support(lower, upper));
   s.start(f);
   s.run(f, a.warmup);
   const auto t1 = std::chrono::steady_clock::now();
@@ -262,15 +262,16 @@ void run(const args& a) {
     max_z = std::max(max_z, std::fabs(m - d.truth[j]) / sd);
   }
   int div = 0;
-  for (int c : s.n_divergent()) div += c;
+  const ch::transition& t = s.transition();
+  for (int c : t.n_divergent()) div += c;
   std::printf("| chains | min ESS (fixed / b / Sigma) | warmup s | total s | min ES/s (total) "
               "| ms per leapfrog | leapfrogs | step | accept | divergent | Sigma means "
               "| max |fixed mean - truth| / sd |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   std::printf("| %d | %.0f / %.0f / %.0f | %.1f | %.1f | %.1f | %.3f | %d | %.3f | %.3f | %d (+%d) "
               "| %.3f %.3f %.3f | %.2f |\n",
               a.chains, ess_fixed, ess_b, ess_sigma, warm, total, ess_all / total,
-              1e3 * total / s.n_leapfrog(), static_cast<int>(s.n_leapfrog()), s.step_size(),
-              s.accept_rate(), div, s.n_divergent_warmup(), gq.col(q).mean(),
+              1e3 * total / t.n_leapfrog(), static_cast<int>(t.n_leapfrog()), t.step_size(),
+              t.accept_rate(), div, t.n_divergent_warmup(), gq.col(q).mean(),
               gq.col(q + 1).mean(), gq.col(q + 2).mean(), max_z);
 }
 

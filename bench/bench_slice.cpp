@@ -29,6 +29,7 @@
 #include <vector>
 
 namespace cs = clbayes::slice;
+namespace cm = clbayes::mcmc;
 
 using bench::ess;
 using bench::normal;
@@ -39,11 +40,11 @@ struct result {
   double ess_alpha, ess_beta, seconds, evals_per_iter, mean_err, sd_ratio_alpha;
 };
 
-result run_once(clbayes::models::lm_evaluator& model, const Eigen::VectorXd& width,
-                cs::options opt, int chains) {
+result run_once(clbayes::models::lm_evaluator& model,
+                const cm::options& opt, const cs::transition::settings& set, int chains) {
   Eigen::MatrixXd init = model.mean().transpose().replicate(chains, 1);
   auto t0 = std::chrono::steady_clock::now();
-  cs::sampler s(init, width, opt);
+  cs::sampler s(init, opt, set, cm::support(static_cast<int>(init.cols())));
   s.start(model);
   s.run(model, opt.warmup + opt.n_iter);
   const double sec =
@@ -111,36 +112,36 @@ int main(int argc, char** argv) {
     if (err > 1e-6) { std::printf("FAILED\n"); return 1; }
 
     struct config {
-      const char* name; cs::method m; cs::stepout so; cs::metric me; double w0, w1;
+      const char* name; cs::method m; cs::stepout so; cm::metric me; double w0, w1;
     };
     const config configs[] = {
-        {"hyperrect, dense metric", cs::method::hyperrect, cs::stepout::warmup, cs::metric::dense, 0.1, 0.02},
-        {"hyperrect, diagonal (widths only)", cs::method::hyperrect, cs::stepout::warmup, cs::metric::diagonal, 0.1, 0.02},
-        {"hyperrect, stepout never", cs::method::hyperrect, cs::stepout::never, cs::metric::dense, 0.074, 0.015},
-        {"hyperrect, stepout always (paper, approx.)", cs::method::hyperrect, cs::stepout::always, cs::metric::dense, 0.074, 0.015},
-        {"univariate, dense metric", cs::method::univariate, cs::stepout::warmup, cs::metric::dense, 0.1, 0.02},
-        {"univariate, diagonal (widths only)", cs::method::univariate, cs::stepout::warmup, cs::metric::diagonal, 0.1, 0.02}};
+        {"hyperrect, dense metric", cs::method::hyperrect, cs::stepout::warmup, cm::metric::dense, 0.1, 0.02},
+        {"hyperrect, diagonal (widths only)", cs::method::hyperrect, cs::stepout::warmup, cm::metric::diagonal, 0.1, 0.02},
+        {"hyperrect, stepout never", cs::method::hyperrect, cs::stepout::never, cm::metric::dense, 0.074, 0.015},
+        {"hyperrect, stepout always (paper, approx.)", cs::method::hyperrect, cs::stepout::always, cm::metric::dense, 0.074, 0.015},
+        {"univariate, dense metric", cs::method::univariate, cs::stepout::warmup, cm::metric::dense, 0.1, 0.02},
+        {"univariate, diagonal (widths only)", cs::method::univariate, cs::stepout::warmup, cm::metric::diagonal, 0.1, 0.02}};
     std::printf("| sampler | ESS alpha | ESS beta | ES/sec (min) | densities/iter | "
                 "median s | mean err (sd) | sd(alpha) ratio |\n");
     std::printf("|---|---|---|---|---|---|---|---|\n");
     for (const config& c : configs) {
-      cs::options opt;
-      opt.method = c.m;
-      opt.stepout = c.so;
-      opt.metric = c.me;
-      opt.n_iter = n_iter;
-      opt.warmup = n_iter / 2;
-      opt.n_proposals = c.m == cs::method::univariate ? 1 : K;  // Neal's sequential univariate procedure
-      Eigen::VectorXd w(2);
-      w << c.w0, c.w1;
-      cs::options warm = opt;  // warm-up run (caches, page faults)
+      cm::options opt = bench::chain_options(c.me, n_iter / 2, n_iter, 1, 0);
+      opt.warmup_rhat = 1.05;
+      cs::transition::settings set;
+      set.method = c.m;
+      set.stepout = c.so;
+      set.n_proposals = c.m == cs::method::univariate ? 1 : K;  // Neal's sequential univariate procedure
+      set.max_steps = 100;
+      set.width = Eigen::Vector2d(c.w0, c.w1);
+      set.width_on_u = false;
+      cm::options warm = opt;  // warm-up run (caches, page faults)
       warm.n_iter = std::max(10, n_iter / 20);
       warm.warmup = warm.n_iter / 2;
-      run_once(model, w, warm, chains);
+      run_once(model, warm, set, chains);
       std::vector<result> rs;
       for (int r = 0; r < reps; ++r) {
         opt.seed = 1000 + r;
-        rs.push_back(run_once(model, w, opt, chains));
+        rs.push_back(run_once(model, opt, set, chains));
       }
       std::sort(rs.begin(), rs.end(),
                 [](const result& a, const result& b) { return a.seconds < b.seconds; });

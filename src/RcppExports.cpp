@@ -662,8 +662,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // cpp_slice_new
-SEXP cpp_slice_new(Rcpp::NumericMatrix init, Rcpp::NumericVector width, Rcpp::NumericVector lower, Rcpp::NumericVector upper, std::string method, std::string stepout, std::string metric, int n_proposals, int warmup, int n_iter, int max_steps, double seed, double init_radius, bool width_on_u, int warmup_extend, double memory_limit, int first_stream);
-RcppExport SEXP _clbayes_cpp_slice_new(SEXP initSEXP, SEXP widthSEXP, SEXP lowerSEXP, SEXP upperSEXP, SEXP methodSEXP, SEXP stepoutSEXP, SEXP metricSEXP, SEXP n_proposalsSEXP, SEXP warmupSEXP, SEXP n_iterSEXP, SEXP max_stepsSEXP, SEXP seedSEXP, SEXP init_radiusSEXP, SEXP width_on_uSEXP, SEXP warmup_extendSEXP, SEXP memory_limitSEXP, SEXP first_streamSEXP) {
+SEXP cpp_slice_new(Rcpp::NumericMatrix init, Rcpp::NumericVector width, Rcpp::NumericVector lower, Rcpp::NumericVector upper, std::string method, std::string stepout, std::string metric, int n_proposals, int warmup, int n_iter, int max_steps, double seed, double init_radius, bool width_on_u, int warmup_extend, double warmup_rhat, double memory_limit, int first_stream);
+RcppExport SEXP _clbayes_cpp_slice_new(SEXP initSEXP, SEXP widthSEXP, SEXP lowerSEXP, SEXP upperSEXP, SEXP methodSEXP, SEXP stepoutSEXP, SEXP metricSEXP, SEXP n_proposalsSEXP, SEXP warmupSEXP, SEXP n_iterSEXP, SEXP max_stepsSEXP, SEXP seedSEXP, SEXP init_radiusSEXP, SEXP width_on_uSEXP, SEXP warmup_extendSEXP, SEXP warmup_rhatSEXP, SEXP memory_limitSEXP, SEXP first_streamSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -682,9 +682,10 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< double >::type init_radius(init_radiusSEXP);
     Rcpp::traits::input_parameter< bool >::type width_on_u(width_on_uSEXP);
     Rcpp::traits::input_parameter< int >::type warmup_extend(warmup_extendSEXP);
+    Rcpp::traits::input_parameter< double >::type warmup_rhat(warmup_rhatSEXP);
     Rcpp::traits::input_parameter< double >::type memory_limit(memory_limitSEXP);
     Rcpp::traits::input_parameter< int >::type first_stream(first_streamSEXP);
-    rcpp_result_gen = Rcpp::wrap(cpp_slice_new(init, width, lower, upper, method, stepout, metric, n_proposals, warmup, n_iter, max_steps, seed, init_radius, width_on_u, warmup_extend, memory_limit, first_stream));
+    rcpp_result_gen = Rcpp::wrap(cpp_slice_new(init, width, lower, upper, method, stepout, metric, n_proposals, warmup, n_iter, max_steps, seed, init_radius, width_on_u, warmup_extend, warmup_rhat, memory_limit, first_stream));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -1057,7 +1058,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_clbayes_cpp_model_coefficients", (DL_FUNC) &_clbayes_cpp_model_coefficients, 2},
     {"_clbayes_cpp_sum", (DL_FUNC) &_clbayes_cpp_sum, 4},
     {"_clbayes_cpp_sum_gpu", (DL_FUNC) &_clbayes_cpp_sum_gpu, 3},
-    {"_clbayes_cpp_slice_new", (DL_FUNC) &_clbayes_cpp_slice_new, 17},
+    {"_clbayes_cpp_slice_new", (DL_FUNC) &_clbayes_cpp_slice_new, 18},
     {"_clbayes_cpp_slice_start", (DL_FUNC) &_clbayes_cpp_slice_start, 2},
     {"_clbayes_cpp_slice_run", (DL_FUNC) &_clbayes_cpp_slice_run, 3},
     {"_clbayes_cpp_slice_total", (DL_FUNC) &_clbayes_cpp_slice_total, 1},

@@ -99,6 +99,28 @@ test_that("divergences are counted per chain and reported", {
   expect_true(all(fit$draws[, , 1] <= 1))  # never accepted beyond the cliff
 })
 
+test_that("one chain recovers a normal target's means and variances", {
+  # ChEES centres a single chain on its running mean (hmc/sampler.hpp); a
+  # diagonal normal with distinct means and scales, against its moments:
+  # means within 4 MCSE (bulk ESS), sds within 10%.
+  mu <- c(1, -2, 0.5)
+  sd <- c(1, 3, 0.5)
+  ld <- function(x) -0.5 * rowSums(sweep(sweep(x, 2L, mu), 2L, sd, "/")^2)
+  gr <- function(x) -sweep(sweep(x, 2L, mu), 2L, sd^2, "/")
+  fit <- hmc_sample_mv(ld, init = c(a = 0, b = 0, c = 0), gradient = gr, chains = 1,
+                       n_iter = 2000, warmup = 3000, seed = 11)
+  expect_equal(dim(fit$draws), c(2000L, 1L, 3L))
+  s <- summary(fit)
+  d <- fit$draws[, 1L, ]
+  expect_true(all(abs(colMeans(d) - mu) / (sd / sqrt(s$ess_bulk)) <= 4))
+  expect_true(all(abs(apply(d, 2L, stats::sd) / sd - 1) <= 0.1))
+  expect_gte(min(s$ess_bulk), 400)
+  # the trajectory length was adapted (one chain's criterion is noisier than
+  # many chains', so it takes a longer warmup): without a centre its
+  # gradient would be 0 and the length would stay at the first step size
+  expect_gt(fit$trajectory_length, 1.2 * fit$step_size)
+})
+
 test_that("the same seed gives the same draws", {
   tg <- gauss_target(diag(2))
   a <- hmc_sample_mv(tg$ld, c(0, 0), gradient = tg$gr, n_iter = 50, warmup = 50,
@@ -126,7 +148,7 @@ test_that("gradients are checked, and bad input names its argument", {
   expect_error(run(), "slice_sample_mv")
   options(old)
   expect_error(run(gradient = 1), "`gradient` must be a function")
-  expect_error(hmc_sample_mv(tg$ld, c(0, 0), gradient = tg$gr, chains = 1), "`chains`")
+  expect_error(hmc_sample_mv(tg$ld, c(0, 0), gradient = tg$gr, chains = 0), "`chains`")
   expect_error(run(gradient = tg$gr, adapt_delta = 1), "`adapt_delta`")
   expect_error(run(gradient = tg$gr, metric = "full"), "`metric`")
   expect_error(hmc_sample_mv(tg$ld, c(0, 0), gradient = tg$gr, n_iter = 0), "`n_iter`")

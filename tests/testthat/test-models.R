@@ -464,8 +464,9 @@ test_that("rows with NA follow na.action with a message", {
 test_that("formula models check their arguments", {
   d <- make_formula_data(n = 30)
   expect_error(glm_model(yn ~ x1, d, family = "gaussianx"), "`family` must be")
-  expect_error(glm_model(yn ~ x1, d, family = Gamma()), "`family` must be .*Gamma\\(\\)")
-  expect_error(glm_model(yb ~ x1, d, family = binomial("probit")), "`family` binomial\\(\\) must have the logit link")
+  expect_error(glm_model(yn ~ x1, d, family = quasi()), "`family` must be .*quasi\\(\\)")
+  expect_error(glm_model(yb ~ x1, d, family = binomial(make.link("sqrt"))),
+               "`family` binomial\\(\\) has the link \"sqrt\"")
   expect_error(glm_model(yn ~ x1, d, family = binomial()), "`y` \\(the response of `formula`\\) must be 0/1")
   expect_error(glm_model(I(-yp) ~ x1, d, family = poisson()), "`y` .* must be non-negative whole")
   expect_error(glm_model(yn ~ x1 + x2, d, prior = normal(0, c(1, 2, 3))),

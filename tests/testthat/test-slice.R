@@ -452,8 +452,11 @@ test_that("unknown arguments with a model, and runs too large for memory, are er
                "`n_proposals` is too large")
   old <- options(clbayes.memory_limit = 1e6)
   on.exit(options(old))
+  # 100 chains x 2 variables x (1600 iterations' draws + 600 of warmup's,
+  # at most, copied for a metric) doubles: 3.52 MB, and a batch of 16
+  # proposals of 100 chains (38 KB)
   expect_error(slice_sample_mv(ld, init = c(0, 0), chains = 100, n_iter = 1000),
-               "`chains` is too large: 100 chains over 1600 iterations .* need 0.0026 GB")
+               "`chains` is too large: 100 chains over 1600 iterations .* need 0.00356 GB")
 })
 
 test_that("the core refuses a run larger than its memory limit", {
@@ -462,7 +465,8 @@ test_that("the core refuses a run larger than its memory limit", {
   # by R, is reached through .cpp_slice_new directly
   expect_error(clbayes:::.cpp_slice_new(matrix(0, 2, 2), c(1, 1), c(-Inf, -Inf),
                                         c(Inf, Inf), "univariate", "warmup", "dense",
-                                        1L, 10L, 10L, 100L, 1, 0, FALSE, 0L, 100, 0L),
+                                        1L, 10L, 10L, 100L, 1, 0, FALSE, 0L, 1.05, 100,
+                                        0L),
                "`chains` needs")
 })
 

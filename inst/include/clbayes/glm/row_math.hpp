@@ -288,7 +288,9 @@ inline bernoulli_logs bernoulli_log_probs(link l, double eta) {
       return {log_normal_cdf(eta), log_normal_cdf(-eta), normal_mills(eta), -normal_mills(-eta)};
     case link::cloglog: {  // p = 1 - exp(-t), t = exp(eta)
       const double t = std::exp(eta);
-      return {std::log(-std::expm1(-t)), -t, t > 0 ? t / std::expm1(t) : 1.0, -t};
+      // t / expm1(t) -> 0 as t grows (t e^-t below 1e-300 from t = 700)
+      const double d_log_p = t > 0 ? (t < 700 ? t / std::expm1(t) : 0.0) : 1.0;
+      return {std::log(-std::expm1(-t)), -t, d_log_p, -t};
     }
     case link::cauchit: {  // p = 1/2 + atan(eta) / pi = atan2(1, -eta) / pi
       const double dens = 1 / (pi * (1 + eta * eta));
@@ -329,23 +331,26 @@ inline row_value linked_row(family f, link l, double y, double eta, const extra_
   }
   if (!(mu > 0) || !std::isfinite(mu)) return {minus_inf, 0.0, 0.0};
   const double log_mu = std::log(mu);
+  // d mu / d eta over mu (1 at the log link): with it no product of a
+  // huge 1 / mu and a tiny d mu overflows when mu is near zero.
+  const double d_rel = m.d_mu / mu;
   switch (f) {
     case family::poisson_log:
       return {(y > 0 ? y * log_mu : 0.0) - mu - log_factorial(y, propto),
-              (y / mu - 1) * m.d_mu, 0.0};
+              (y - mu) * d_rel, 0.0};
     case family::neg_binomial_2_log: {
       const double phi = ex.value, log_mp = std::log(mu + phi);
       const double share = (y + phi) / (mu + phi);
       return {std::lgamma(y + phi) - ex.lgamma + phi * (ex.log - log_mp) +
                   (y > 0 ? y * (log_mu - log_mp) : 0.0) - log_factorial(y, propto),
-              (y / mu - share) * m.d_mu,
+              (y - mu * share) * d_rel,
               1 - share + ex.log - log_mp + digamma(y + phi) - ex.digamma};
     }
     case family::gamma: {  // shape a, rate a / mu
       const double a = ex.value, log_y = std::log(y);
       return {a * (ex.log - log_mu) - ex.lgamma + a * log_y - (propto ? 0.0 : log_y) -
                   a * y / mu,
-              a * (y - mu) / (mu * mu) * m.d_mu,
+              a * (y - mu) / mu * d_rel,
               ex.log + 1 - log_mu - ex.digamma + log_y - y / mu};
     }
     default: {  // inverse Gaussian, shape lambda
@@ -353,7 +358,7 @@ inline row_value linked_row(family f, link l, double y, double eta, const extra_
       const double q = r * r / y;  // (y - mu)^2 / (mu^2 y)
       return {0.5 * ex.log - 0.5 * lambda * q -
                   (propto ? 0.0 : half_log_two_pi + 1.5 * std::log(y)),
-              lambda * r / (mu * mu) * m.d_mu, 0.5 * ex.inv - 0.5 * q};
+              lambda * r / mu * d_rel, 0.5 * ex.inv - 0.5 * q};
     }
   }
 }

@@ -3,20 +3,33 @@
 
 // ChEES-HMC (Hoffman, Radul & Sountsov 2021, "An adaptive MCMC scheme for
 // setting trajectory lengths in Hamiltonian Monte Carlo", AISTATS) for many
-// chains at once, as a resumable object like slice::sampler: construct it,
-// start() it, run() it in pieces until done(). All chains advance together
-// with one step size and one (jittered) trajectory length, so each leapfrog
-// step is ONE batched call of the density and gradient for every chain.
+// chains at once: its transition on the chain engine (mcmc/engine.hpp),
+// which holds the chains, draws, warmup windows and metric. All chains
+// advance together with one step size and one (jittered) trajectory length,
+// so each leapfrog step is ONE batched call of the density and gradient for
+// every chain.
 //
 // Coordinates: the chains move on z with u = center + S z (mcmc/metric.hpp)
 // and x = x(u) (mcmc/support.hpp); HMC with identity mass on z is HMC on u
-// with inverse mass matrix S S'. Warmup follows mcmc::warmup_schedule
-// (Stan's windows): the step size adapts by dual averaging to a mean
-// acceptance probability over the chains (dual_averaging.hpp), the
-// trajectory length by the ChEES criterion (chees.hpp), and at the end of
-// each slow window S becomes the Cholesky factor of the window's draws'
-// covariance (diagonal by default), pooled over the chains. Everything is
-// fixed after warmup, so the kept draws come from a valid sampler.
+// with inverse mass matrix S S'. In warmup the step size adapts by dual
+// averaging to a mean acceptance probability over the chains
+// (dual_averaging.hpp) and the trajectory length by the ChEES criterion
+// (chees.hpp); after each new metric both start again. Everything is fixed
+// after warmup, so the kept draws come from a valid sampler.
+//
+// One chain: ChEES centres the chains' states on their mean, which one
+// chain does not have (its centred state is always 0, so the criterion's
+// gradient is 0 and the length would never move). A single chain is centred
+// instead on a running estimate of its mean: the mean of its warmup points
+// since the last metric (the new metric's centre, the closing window's
+// mean, counting for the window's draws), as SNAPER-HMC's reference code
+// centres on a given `state_mean` (Sountsov & Hoffman 2022, "Focusing on
+// difficult directions for learning HMC trajectory lengths"). chees_adapter
+// centres on the mean of the rows it is given, so it is given the chain and
+// its reflection through that centre c (states q and 2c - q, proposals q'
+// and 2c - q', momenta p' and -p', the same acceptance probability): their
+// mean is c, and the reflected row's term of the gradient equals the
+// chain's, so the update is the one chain's criterion centred at c.
 //
 // Divergences: a chain whose energy error exceeds `divergence_threshold`,
 // or becomes non-finite, stops moving for the rest of the trajectory (its
@@ -28,29 +41,14 @@
 #include <clbayes/error.hpp>
 #include <clbayes/hmc/chees.hpp>
 #include <clbayes/hmc/dual_averaging.hpp>
-#include <clbayes/mcmc/chains.hpp>
-#include <clbayes/mcmc/coordinates.hpp>
-#include <clbayes/mcmc/evaluator.hpp>
-#include <clbayes/mcmc/run_loop.hpp>
-#include <clbayes/mcmc/warmup_schedule.hpp>
+#include <clbayes/mcmc/engine.hpp>
 
 #include <algorithm>
 #include <cmath>
-#include <cstdint>
-#include <stdexcept>
-#include <string>
 #include <vector>
 
 namespace clbayes {
 namespace hmc {
-
-enum class metric { diagonal, dense };
-
-inline metric parse_metric(const std::string& s) {
-  if (s == "diagonal") return metric::diagonal;
-  if (s == "dense") return metric::dense;
-  throw invalid_argument("metric", "must be \"diagonal\" or \"dense\"");
-}
 
 /** Stan's threshold on the energy error of a divergent trajectory. */
 constexpr double divergence_threshold = 1000;
@@ -58,127 +56,142 @@ constexpr double divergence_threshold = 1000;
  *  cross with one leapfrog step (Stan's init_stepsize). */
 constexpr double init_step_accept = 0.8;
 
-struct options {
-  hmc::metric metric = hmc::metric::diagonal;
-  int warmup = 1000;
-  int n_iter = 1000;
-  double adapt_delta = 0.75;   // target mean acceptance probability
-  int max_leapfrog = 1000;     // most leapfrog steps of one trajectory
-  double init_radius = 0;      // initial points moved by uniform(-r, r) on u
-  std::uint64_t seed = 1;
-  int first_stream = 0;        // chain c uses stream first_stream + c
-};
-
-/** Bytes a run holds at most: its draws (warmup, a slow window's points
- *  kept for the metric, at most as many again, and kept draws) and the
- *  work space of a trajectory (about a dozen chains x dim matrices: the
- *  points, momenta, gradients, proposals, and the evaluator's copies). */
-inline double memory_needed(double chains, double dim, const options& o) {
-  const double iters = 2.0 * o.warmup + o.n_iter;
-  return 8.0 * chains * dim * iters + 8.0 * chains * (dim + 1) * 12;
-}
-
-class sampler {
+class transition {
  public:
-  /** @param init chains x dim starting points (on the variables' scale). */
-  sampler(const Eigen::MatrixXd& init, const options& opt, const mcmc::support& bounds)
-      : opt_(opt), state_(init, opt.seed, opt.first_stream), bounds_(bounds),
-        metric_(static_cast<int>(init.cols())), coord_(metric_, bounds_), on_z_(coord_),
-        schedule_(opt.warmup) {
-    const int n = static_cast<int>(init.rows()), k = static_cast<int>(init.cols());
-    if (n < 2)
-      throw invalid_argument("chains", "must be at least 2 (the adaptation averages "
-                                       "over the chains)");
-    if (k < 1) throw invalid_argument("init", "must have at least one dimension");
-    if (!init.allFinite()) throw invalid_argument("init", "must be finite");
-    if (bounds.dim() != k)
-      throw invalid_argument("lower", "must have one value per dimension of `init`");
-    for (int c = 0; c < n; ++c)
-      for (int j = 0; j < k; ++j)
-        if (!bounds.inside(j, init(c, j)))
-          throw invalid_argument("init", "must lie strictly inside `lower` and `upper`");
-    if (opt.n_iter < 1) throw invalid_argument("n_iter", "must be at least 1");
-    if (opt.warmup < 0) throw invalid_argument("warmup", "must be at least 0");
-    if (!(opt.adapt_delta > 0 && opt.adapt_delta < 1))
-      throw invalid_argument("adapt_delta", "must lie strictly between 0 and 1");
-    if (opt.max_leapfrog < 1) throw invalid_argument("max_leapfrog", "must be at least 1");
-    if (!(opt.init_radius >= 0) || !std::isfinite(opt.init_radius))
-      throw invalid_argument("init_radius", "must be finite and not negative");
-    const double cells = (static_cast<double>(opt.n_iter) + opt.warmup) * n * k;
-    if (cells > 2e9)
-      throw invalid_argument("n_iter", "with `warmup`, `chains` and the dimension, would "
-                                       "store more than 2e9 draws");
-    given_u_ = coord_.x_to_u(init);
-    state_.x = given_u_;
-    for (int c = 0; c < n; ++c)
-      for (int j = 0; j < k; ++j)
-        state_.x(c, j) += opt.init_radius * (2 * state_.rngs[c].uniform() - 1);
-    draws_.assign(static_cast<std::size_t>(opt.n_iter) * n * k, 0.0);
-    warmup_draws_.assign(static_cast<std::size_t>(opt.warmup) * n * k, 0.0);
-    n_divergent_.assign(static_cast<std::size_t>(n), 0);
+  /** HMC's own settings (no defaults: see mcmc/options.hpp). */
+  struct settings {
+    double adapt_delta{};  // target mean acceptance probability
+    int max_leapfrog{};    // most leapfrog steps of one trajectory
+  };
+
+  /** Bytes of the work space of a trajectory (about a dozen chains x dim
+   *  matrices: the points, momenta, gradients, proposals, and the
+   *  evaluator's copies). */
+  static double work_bytes(double chains, double dim, const settings&) {
+    return 8.0 * chains * (dim + 1) * 12;
   }
 
-  sampler(const sampler&) = delete;
-  sampler& operator=(const sampler&) = delete;
+  static const char* memory_argument(const settings&, double, double) { return "chains"; }
 
-  /** Evaluate the initial points (a moved point with no finite density goes
-   *  back to the one given) and find the first step size. */
-  void start(mcmc::batch_evaluator& f) {
-    bind(f);
-    if (!on_z_.has_gradient())
+  static void check(const settings& s) {
+    if (!(s.adapt_delta > 0 && s.adapt_delta < 1))
+      throw invalid_argument("adapt_delta", "must lie strictly between 0 and 1");
+    if (s.max_leapfrog < 1) throw invalid_argument("max_leapfrog", "must be at least 1");
+  }
+
+  transition(const settings& s, const Eigen::MatrixXd&, mcmc::chain_core& core)
+      : set_(s), n_divergent_(static_cast<std::size_t>(core.chains()), 0) {}
+
+  /** Each chain moved by uniform(-r, r) on u (r = opts().init_radius; a
+   *  moved point with no finite density goes back to the one given), then
+   *  the first step size. */
+  void start(mcmc::chain_core& core) {
+    if (!core.has_gradient())
       throw invalid_argument("log_density",
                              "has no gradient: give `gradient` with a function, or use "
                              "slice_sample_mv(), which needs none");
-    eval_.gradient(state_.x, state_.logf, grad_);
+    mcmc::chain_state& s = core.state();
+    const Eigen::MatrixXd given = s.x;
+    const double r = core.opts().init_radius;
+    for (int c = 0; c < s.n(); ++c)
+      for (int j = 0; j < s.dim(); ++j) s.x(c, j) += r * (2 * s.rngs[c].uniform() - 1);
+    core.eval().gradient(s.x, s.logf, grad_);
     bool moved_back = false;
-    for (int c = 0; c < state_.n(); ++c)
-      if (!std::isfinite(state_.logf[c])) {
-        state_.x.row(c) = given_u_.row(c);
+    for (int c = 0; c < s.n(); ++c)
+      if (!std::isfinite(s.logf[c])) {
+        s.x.row(c) = given.row(c);
         moved_back = true;
       }
-    if (moved_back) eval_.gradient(state_.x, state_.logf, grad_);
-    mcmc::require_finite_start(state_.logf, "log density and gradient");
-    eps_ = find_step_size(1.0);
+    if (moved_back) core.eval().gradient(s.x, s.logf, grad_);
+    mcmc::require_finite_start(s.logf, "log density and gradient");
+    eps_ = find_step_size(core, 1.0);
     da_.restart(eps_);
     chees_.restart(eps_);
     length_ = eps_;
-    started_ = true;
+    fixed_ = core.opts().warmup == 0;
+    centre_ = s.x.row(0);
+    centre_n_ = 1;
   }
 
-  /** Run at most `iterations` iterations; returns how many were run. */
-  int run(mcmc::batch_evaluator& f, int iterations) {
-    if (!started_) throw std::logic_error("hmc sampler: start() before run()");
-    bind(f);
-    return mcmc::run_piece(iterations, [this] { return done(); }, [this] {
-      iterate();
-      ++iter_;
-    });
+  void step(mcmc::chain_core& core) {
+    mcmc::chain_state& s = core.state();
+    const bool warm = core.warming();
+    const int n = s.n();
+    const double jitter = halton(core.iteration());
+    const double length = warm ? chees_.length() : length_;
+    const int steps = static_cast<int>(std::min<double>(
+        set_.max_leapfrog, std::max(1.0, std::ceil(jitter * length / eps_))));
+    Eigen::VectorXd accept;
+    std::vector<char> diverged;
+    trajectory(core, eps_, steps, accept, diverged);
+    n_leapfrog_ += steps;
+    const Eigen::MatrixXd before = s.x;
+    for (int c = 0; c < n; ++c) {
+      if (diverged[c]) {
+        if (warm) ++n_divergent_warmup_;
+        else ++n_divergent_[c];
+      }
+      if (s.rngs[c].uniform() < accept[c]) {
+        s.x.row(c) = q_.row(c);
+        s.logf[c] = lf_[c];
+        grad_.row(c) = g_.row(c);
+      }
+    }
+    if (!warm) {
+      accept_sum_ += accept.mean();
+      ++n_kept_;
+      return;
+    }
+    eps_ = da_.update(accept.mean(), set_.adapt_delta);
+    if (n > 1) {
+      chees_.update(before, q_, p_, accept, jitter, eps_ * set_.max_leapfrog);
+    } else {
+      const Eigen::RowVectorXd c2 = 2 * centre_;
+      Eigen::MatrixXd q(2, s.dim()), q1(2, s.dim()), p1(2, s.dim());
+      q << before, c2 - before.row(0);
+      q1 << q_, c2 - q_.row(0);
+      p1 << p_, -p_;
+      chees_.update(q, q1, p1, Eigen::Vector2d(accept[0], accept[0]), jitter,
+                    eps_ * set_.max_leapfrog);
+      centre_n_ += 1;
+      centre_ += (s.x.row(0) - centre_) / centre_n_;
+    }
   }
 
-  bool done() const { return iter_ == opt_.warmup + opt_.n_iter; }
-  int iteration() const { return iter_; }
-  int total_iterations() const { return opt_.warmup + opt_.n_iter; }
-  int chains() const { return state_.n(); }
-  int dim() const { return state_.dim(); }
-  const options& opts() const { return opt_; }
+  /** The metric adapts throughout warmup. */
+  bool adapts_metric(const mcmc::chain_core&) const { return true; }
 
-  /** Kept draws, iteration x chain x variable, first index fastest. */
-  const std::vector<double>& draws() const { return draws_; }
-  const std::vector<double>& warmup_draws() const { return warmup_draws_; }
-  /** u = center + S z, the map from the sampler's coordinates. */
-  const mcmc::affine_metric& metric() const { return metric_; }
-  const mcmc::support& bounds() const { return bounds_; }
-  /** The chains' current points (chains x dim). */
-  Eigen::MatrixXd current() const {
-    Eigen::MatrixXd x;
-    coord_.to_x(state_.x, x);
-    return x;
+  void before_metric(const mcmc::chain_core& core, const Eigen::MatrixXd& window) {
+    old_spread_ = largest_variance(core.metric().to_z(window));
+  }
+
+  /** The step size and length start again on the new metric: the step
+   *  size from Stan's search, the length carried over (ChEES sets it by the
+   *  widest direction, about a half period of its oscillation) in units of
+   *  that direction's sd. */
+  void after_metric(mcmc::chain_core& core, const Eigen::MatrixXd& window) {
+    mcmc::chain_state& s = core.state();
+    core.eval().gradient(s.x, s.logf, grad_);
+    eps_ = find_step_size(core, eps_);
+    da_.restart(eps_);
+    const double ratio = largest_variance(core.metric().to_z(window)) / old_spread_;
+    chees_.restart(chees_.length() * (std::isfinite(ratio) && ratio > 0 ? std::sqrt(ratio) : 1.0));
+    // The new metric's centre is z = 0: the window's mean.
+    centre_.setZero();
+    centre_n_ = static_cast<double>(window.rows());
+  }
+
+  void end_warmup(mcmc::chain_core&) {
+    eps_ = da_.final_step_size();
+    length_ = chees_.final_length();
+    fixed_ = true;
+    n_leapfrog_warmup_ = n_leapfrog_;
   }
 
   /** The step size on z (fixed after warmup). */
   double step_size() const { return eps_; }
   /** The trajectory length on z before jitter (fixed after warmup). */
-  double trajectory_length() const { return iter_ >= opt_.warmup ? length_ : chees_.length(); }
+  double trajectory_length() const { return fixed_ ? length_ : chees_.length(); }
   /** Leapfrog steps taken per chain (each one batched gradient call). */
   double n_leapfrog() const { return n_leapfrog_; }
   double n_leapfrog_warmup() const { return n_leapfrog_warmup_; }
@@ -186,66 +199,43 @@ class sampler {
   const std::vector<int>& n_divergent() const { return n_divergent_; }
   int n_divergent_warmup() const { return n_divergent_warmup_; }
   /** Mean acceptance probability after warmup. */
-  double accept_rate() const {
-    return iter_ > opt_.warmup ? accept_sum_ / (iter_ - opt_.warmup) : NAN;
-  }
-  double n_evals() const { return eval_.n_evals; }
-  double n_calls() const { return eval_.n_calls; }
-  double n_nan() const { return eval_.n_nan; }
-  double n_gradients() const { return eval_.n_gradients; }
-  /** Points where the gradient was NaN or infinite at a finite log density
-   *  (each ended its trajectory as a divergence). */
-  double n_bad_gradient() const { return eval_.n_bad_gradient; }
-  double n_evals_warmup() const { return n_evals_warmup_; }
+  double accept_rate() const { return n_kept_ > 0 ? accept_sum_ / n_kept_ : NAN; }
 
  private:
-  options opt_;
-  mcmc::chain_state state_;  // on z
-  Eigen::MatrixXd grad_;     // d log f / dz at the chains' points
-  Eigen::MatrixXd given_u_;  // the initial points as given, on u
-  mcmc::support bounds_;
-  mcmc::affine_metric metric_;
-  mcmc::coordinates coord_;
-  mcmc::coordinate_evaluator on_z_;
-  mcmc::counted_evaluator eval_;
-  mcmc::warmup_schedule schedule_;
+  settings set_;
+  Eigen::MatrixXd grad_;  // d log f / dz at the chains' points
   dual_averaging da_;
   chees_adapter chees_;
-  double eps_ = 1, length_ = 1;
-  bool started_ = false;
-  int iter_ = 0;
-  std::vector<double> draws_, warmup_draws_;
-  std::vector<Eigen::MatrixXd> window_u_;  // u of the current slow window
+  double eps_ = 1, length_ = 1, old_spread_ = 0;
+  bool fixed_ = false;
+  Eigen::RowVectorXd centre_;  // one chain: its running mean on z
+  double centre_n_ = 0;
   std::vector<int> n_divergent_;
   int n_divergent_warmup_ = 0;
-  double n_leapfrog_ = 0, n_leapfrog_warmup_ = 0, accept_sum_ = 0, n_evals_warmup_ = 0;
+  double n_leapfrog_ = 0, n_leapfrog_warmup_ = 0, accept_sum_ = 0, n_kept_ = 0;
   // Work space of one trajectory (chains x dim, chains).
   Eigen::MatrixXd q_, p_, g_, g_new_;
   Eigen::VectorXd lf_, lf_new_, h0_;
 
-  void bind(mcmc::batch_evaluator& f) {
-    on_z_.bind(f);
-    eval_.bind(on_z_);
-  }
-
-  void draw_momenta() {
-    p_.resize(state_.n(), state_.dim());
-    for (int c = 0; c < state_.n(); ++c)
-      for (int j = 0; j < state_.dim(); ++j) p_(c, j) = state_.rngs[c].normal();
+  void draw_momenta(mcmc::chain_state& s) {
+    p_.resize(s.n(), s.dim());
+    for (int c = 0; c < s.n(); ++c)
+      for (int j = 0; j < s.dim(); ++j) p_(c, j) = s.rngs[c].normal();
   }
 
   double energy(int c) const { return -lf_[c] + 0.5 * p_.row(c).squaredNorm(); }
 
   /** One leapfrog step of size eps for the chains marked active; the
    *  others keep their rows. One batched gradient call. */
-  void leapfrog(double eps, const std::vector<char>& active) {
-    for (int c = 0; c < state_.n(); ++c)
+  void leapfrog(mcmc::chain_core& core, double eps, const std::vector<char>& active) {
+    const int n = core.chains();
+    for (int c = 0; c < n; ++c)
       if (active[c]) {
         p_.row(c) += 0.5 * eps * g_.row(c);
         q_.row(c) += eps * p_.row(c);
       }
-    eval_.gradient(q_, lf_new_, g_new_);
-    for (int c = 0; c < state_.n(); ++c)
+    core.eval().gradient(q_, lf_new_, g_new_);
+    for (int c = 0; c < n; ++c)
       if (active[c]) {
         g_.row(c) = g_new_.row(c);
         lf_[c] = lf_new_[c];
@@ -256,19 +246,20 @@ class sampler {
   /** From the chains' points with fresh momenta: the trajectory of
    *  `steps` leapfrog steps, then each chain's acceptance probability
    *  (0 where it diverged) into `accept` and divergences into `diverged`. */
-  void trajectory(double eps, int steps, Eigen::VectorXd& accept,
+  void trajectory(mcmc::chain_core& core, double eps, int steps, Eigen::VectorXd& accept,
                   std::vector<char>& diverged) {
-    const int n = state_.n();
-    draw_momenta();
-    q_ = state_.x;
+    mcmc::chain_state& s = core.state();
+    const int n = s.n();
+    draw_momenta(s);
+    q_ = s.x;
     g_ = grad_;
-    lf_ = state_.logf;
+    lf_ = s.logf;
     h0_.resize(n);
     for (int c = 0; c < n; ++c) h0_[c] = energy(c);
     std::vector<char> active(static_cast<std::size_t>(n), 1);
     diverged.assign(static_cast<std::size_t>(n), 0);
     for (int l = 0; l < steps; ++l) {
-      leapfrog(eps, active);
+      leapfrog(core, eps, active);
       for (int c = 0; c < n; ++c) {
         if (!active[c]) continue;
         const double h = energy(c);
@@ -288,89 +279,17 @@ class sampler {
   /** Stan's initial step size search (init_stepsize), with the mean
    *  one-step acceptance probability over the chains: double or halve
    *  from eps until it crosses init_step_accept. */
-  double find_step_size(double eps) {
+  double find_step_size(mcmc::chain_core& core, double eps) {
     Eigen::VectorXd a;
     std::vector<char> div;
-    trajectory(eps, 1, a, div);
+    trajectory(core, eps, 1, a, div);
     const bool up = a.mean() > init_step_accept;
     for (int k = 0; k < 60; ++k) {
       eps = up ? 2 * eps : 0.5 * eps;
-      trajectory(eps, 1, a, div);
+      trajectory(core, eps, 1, a, div);
       if (up != (a.mean() > init_step_accept)) break;
     }
     return eps;
-  }
-
-  void iterate() {
-    const bool warm = iter_ < opt_.warmup;
-    const int n = state_.n();
-    const double jitter = halton(iter_);
-    const double length = warm ? chees_.length() : length_;
-    const int steps = static_cast<int>(std::min<double>(
-        opt_.max_leapfrog, std::max(1.0, std::ceil(jitter * length / eps_))));
-    Eigen::VectorXd accept;
-    std::vector<char> diverged;
-    trajectory(eps_, steps, accept, diverged);
-    n_leapfrog_ += steps;
-    const Eigen::MatrixXd before = state_.x;
-    for (int c = 0; c < n; ++c) {
-      if (diverged[c]) {
-        if (warm) ++n_divergent_warmup_;
-        else ++n_divergent_[c];
-      }
-      if (state_.rngs[c].uniform() < accept[c]) {
-        state_.x.row(c) = q_.row(c);
-        state_.logf[c] = lf_[c];
-        grad_.row(c) = g_.row(c);
-      }
-    }
-    if (warm) {
-      adapt(before, accept, jitter);
-    } else {
-      accept_sum_ += accept.mean();
-    }
-    store();
-  }
-
-  /** Step size, trajectory length and metric after warmup iteration iter_. */
-  void adapt(const Eigen::MatrixXd& before, const Eigen::VectorXd& accept, double jitter) {
-    eps_ = da_.update(accept.mean(), opt_.adapt_delta);
-    chees_.update(before, q_, p_, accept, jitter, eps_ * opt_.max_leapfrog);
-    if (schedule_.in_slow_window(iter_)) {
-      Eigen::MatrixXd u;
-      coord_.to_u(state_.x, u);
-      window_u_.push_back(u);
-    }
-    int from = 0;
-    if (schedule_.window_closes(iter_, from)) update_metric();
-    if (iter_ + 1 == opt_.warmup) {
-      eps_ = da_.final_step_size();
-      length_ = chees_.final_length();
-      n_evals_warmup_ = eval_.n_evals;
-      n_leapfrog_warmup_ = n_leapfrog_;
-    }
-  }
-
-  /** The metric from the closing window's draws, pooled over chains; the
-   *  chains move onto it, and the step size and length start again. */
-  void update_metric() {
-    const int k = state_.dim(), n = state_.n();
-    Eigen::MatrixXd pooled(static_cast<Eigen::Index>(window_u_.size()) * n, k);
-    for (std::size_t i = 0; i < window_u_.size(); ++i)
-      pooled.middleRows(static_cast<Eigen::Index>(i) * n, n) = window_u_[i];
-    window_u_.clear();
-    Eigen::MatrixXd u;
-    coord_.to_u(state_.x, u);
-    const double old_spread = largest_variance(metric_.to_z(pooled));
-    if (!metric_.estimate(pooled, opt_.metric == hmc::metric::dense)) return;
-    state_.x = metric_.to_z(u);
-    eval_.gradient(state_.x, state_.logf, grad_);
-    eps_ = find_step_size(eps_);
-    da_.restart(eps_);
-    // ChEES sets T by the widest direction (about a half period of its
-    // oscillation), so T carries over in units of that direction's sd.
-    const double ratio = largest_variance(metric_.to_z(pooled)) / old_spread;
-    chees_.restart(chees_.length() * (std::isfinite(ratio) && ratio > 0 ? std::sqrt(ratio) : 1.0));
   }
 
   /** The largest eigenvalue of the covariance of the rows of `all`, by
@@ -398,26 +317,10 @@ class sampler {
     }
     return lambda;
   }
-
-  /** Where draw i of chain c, variable j lies in a store of `rows`
-   *  iterations (iteration x chain x variable, first index fastest). */
-  std::size_t draw_index(int i, int c, int j, int rows) const {
-    return static_cast<std::size_t>(i) +
-           static_cast<std::size_t>(rows) *
-               (static_cast<std::size_t>(c) + static_cast<std::size_t>(state_.n()) * j);
-  }
-
-  void store() {
-    const int n = state_.n(), k = state_.dim();
-    const bool warm = iter_ < opt_.warmup;
-    const int rows = warm ? opt_.warmup : opt_.n_iter;
-    const int i = warm ? iter_ : iter_ - opt_.warmup;
-    std::vector<double>& out = warm ? warmup_draws_ : draws_;
-    const Eigen::MatrixXd x = current();
-    for (int j = 0; j < k; ++j)
-      for (int c = 0; c < n; ++c) out[draw_index(i, c, j, rows)] = x(c, j);
-  }
 };
+
+/** ChEES-HMC: the chain engine with the HMC transition. */
+using sampler = mcmc::sampler<transition>;
 
 }  // namespace hmc
 }  // namespace clbayes

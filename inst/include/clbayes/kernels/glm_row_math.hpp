@@ -150,7 +150,7 @@ double bernoulli_linked_row(double y, double eta, int lk, double* d_eta) {
   }
   if (lk == 4) {  /* cloglog: p = 1 - exp(-t), t = exp(eta) */
     const double t = exp(eta);
-    *d_eta = one ? (t > 0.0 ? t / expm1(t) : 1.0) : -t;
+    *d_eta = one ? (t > 0.0 ? (t < 700.0 ? t / expm1(t) : 0.0) : 1.0) : -t;
     return one ? log(-expm1(-t)) : -t;
   }
   if (lk == 5) {  /* cauchit: p = atan2(1, -eta) / pi */
@@ -193,27 +193,27 @@ double linked_row(int fam, int lk, double y, double eta, double ex, int propto,
     return -0.5 * z * z - log(ex) - (propto ? 0.0 : HALF_LOG_TWO_PI);
   }
   if (!(mu > 0.0) || isinf(mu)) { *d_eta = 0.0; return -INFINITY; }
-  const double log_mu = log(mu);
+  const double log_mu = log(mu), d_rel = dm / mu;  /* no overflow near mu = 0 */
   if (fam == 2) {
-    *d_eta = (y / mu - 1.0) * dm;
+    *d_eta = (y - mu) * d_rel;
     return (y > 0.0 ? y * log_mu : 0.0) - mu - (propto ? 0.0 : lgamma(y + 1.0));
   }
   if (fam == 3) {
     const double lphi = log(ex), lmp = log(mu + ex), share = (y + ex) / (mu + ex);
-    *d_eta = (y / mu - share) * dm;
+    *d_eta = (y - mu * share) * d_rel;
     *d_ex = 1.0 - share + lphi - lmp + digamma_pos(y + ex) - digamma_pos(ex);
     return lgamma(y + ex) - lgamma(ex) + ex * (lphi - lmp) + (y > 0.0 ? y * (log_mu - lmp) : 0.0) -
            (propto ? 0.0 : lgamma(y + 1.0));
   }
   if (fam == 6) {  /* gamma: shape ex, rate ex / mu */
     const double la = log(ex), ly = log(y);
-    *d_eta = ex * (y - mu) / (mu * mu) * dm;
+    *d_eta = ex * (y - mu) / mu * d_rel;
     *d_ex = la + 1.0 - log_mu - digamma_pos(ex) + ly - y / mu;
     return ex * (la - log_mu) - lgamma(ex) + ex * ly - (propto ? 0.0 : ly) - ex * y / mu;
   }
   /* inverse Gaussian, shape ex */
   const double r = (y - mu) / mu, q = r * r / y;
-  *d_eta = ex * r / (mu * mu) * dm;
+  *d_eta = ex * r / mu * d_rel;
   *d_ex = 0.5 / ex - 0.5 * q;
   return 0.5 * log(ex) - 0.5 * ex * q - (propto ? 0.0 : HALF_LOG_TWO_PI + 1.5 * log(y));
 }

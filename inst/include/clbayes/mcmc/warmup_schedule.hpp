@@ -49,27 +49,9 @@ class warmup_schedule {
   int warmup() const { return warmup_; }
   /** Iterations of the initial fast buffer. */
   int init_buffer() const { return init_; }
-  /** First iteration (0-based) after the slow windows: the terminal buffer. */
-  int slow_end() const { return ends_.empty() ? init_ : ends_.back(); }
-  /** The iteration counts (1-based ends) at which slow windows close. */
+  /** The iteration counts (1-based ends) at which slow windows close; each
+   *  window starts where the one before ends (the first at init_buffer()). */
   const std::vector<int>& window_ends() const { return ends_; }
-
-  /** Whether iteration `iter` (0-based) is inside a slow window. */
-  bool in_slow_window(int iter) const { return iter >= init_ && iter < slow_end(); }
-
-  /** Whether a slow window closes after iteration `iter` (0-based), and the
-   *  first iteration of that window in `start`. */
-  bool window_closes(int iter, int& start) const {
-    int from = init_;
-    for (int end : ends_) {
-      if (iter + 1 == end) {
-        start = from;
-        return true;
-      }
-      from = end;
-    }
-    return false;
-  }
 
  private:
   int warmup_;

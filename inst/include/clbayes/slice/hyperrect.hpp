@@ -96,48 +96,26 @@ inline void hyperrect_update(mcmc::chain_state& s, mcmc::counted_evaluator& f,
   if (stepout) vertex_stepout(f, y, width, max_steps, L, U);
   if (extent != nullptr) *extent = U - L;
 
-  std::vector<int> active(static_cast<std::size_t>(n));
-  for (int c = 0; c < n; ++c) active[static_cast<std::size_t>(c)] = c;
   Eigen::MatrixXd points;
   Eigen::VectorXd lp;
-  for (int round = 0; !active.empty(); ++round) {
-    if (round == max_shrink_rounds) {
-      s.n_stuck += static_cast<double>(active.size());
-      break;
-    }
-    const int m = static_cast<int>(active.size());
-    points.resize(static_cast<Eigen::Index>(m) * K, k);
-    for (int a = 0; a < m; ++a) {
-      const int c = active[static_cast<std::size_t>(a)];
-      mcmc::rng& g = s.rngs[static_cast<std::size_t>(c)];
-      for (int p = 0; p < K; ++p)
-        for (int j = 0; j < k; ++j)
-          points(a * K + p, j) = L(c, j) + g.uniform() * (U(c, j) - L(c, j));
-    }
-    f(points, lp);
-    std::vector<int> still;
-    for (int a = 0; a < m; ++a) {
-      const int c = active[static_cast<std::size_t>(a)];
-      int taken = -1;
-      for (int p = 0; p < K && taken < 0; ++p)
-        if (lp[a * K + p] > y[c]) taken = p;
-      if (taken >= 0) {
-        s.x.row(c) = points.row(a * K + taken);
-        s.logf[c] = lp[a * K + taken];
-        continue;
-      }
-      for (int p = 0; p < K; ++p)
+  shrink_rounds(
+      s, f, y, K, points, lp,
+      [&](int c, mcmc::rng& g, int row) {
+        for (int j = 0; j < k; ++j) points(row, j) = L(c, j) + g.uniform() * (U(c, j) - L(c, j));
+      },
+      [&](int c, int row) {
+        s.x.row(c) = points.row(row);
+        s.logf[c] = lp[row];
+      },
+      [&](int c, int row) {
         for (int j = 0; j < k; ++j) {
-          const double v = points(a * K + p, j);
+          const double v = points(row, j);
           if (v < s.x(c, j))
             L(c, j) = std::max(L(c, j), v);
           else
             U(c, j) = std::min(U(c, j), v);
         }
-      still.push_back(c);
-    }
-    active.swap(still);
-  }
+      });
 }
 
 }  // namespace slice

@@ -96,43 +96,20 @@ inline void univariate_update(mcmc::chain_state& s, mcmc::counted_evaluator& f,
     if (extent != nullptr)
       for (int c = 0; c < n; ++c) (*extent)(c, j) = R[c] - L[c];
     // Shrinkage.
-    std::vector<int> active(n);
-    for (int c = 0; c < n; ++c) active[c] = c;
-    for (int round = 0; !active.empty(); ++round) {
-      if (round == max_shrink_rounds) {
-        s.n_stuck += static_cast<double>(active.size());
-        break;
-      }
-      const int m = static_cast<int>(active.size());
-      points.resize(static_cast<Eigen::Index>(m) * K, k);
-      for (int a = 0; a < m; ++a) {
-        const int c = active[a];
-        mcmc::rng& g = s.rngs[static_cast<std::size_t>(c)];
-        for (int p = 0; p < K; ++p) {
-          points.row(a * K + p) = s.x.row(c);
-          points(a * K + p, j) = L[c] + g.uniform() * (R[c] - L[c]);
-        }
-      }
-      f(points, lp);
-      std::vector<int> still;
-      for (int a = 0; a < m; ++a) {
-        const int c = active[a];
-        int taken = -1;
-        for (int p = 0; p < K && taken < 0; ++p)
-          if (lp[a * K + p] > y[c]) taken = p;
-        if (taken >= 0) {
-          s.x(c, j) = points(a * K + taken, j);
-          s.logf[c] = lp[a * K + taken];
-          continue;
-        }
-        for (int p = 0; p < K; ++p) {
-          const double v = points(a * K + p, j);
+    shrink_rounds(
+        s, f, y, K, points, lp,
+        [&](int c, mcmc::rng& g, int row) {
+          points.row(row) = s.x.row(c);
+          points(row, j) = L[c] + g.uniform() * (R[c] - L[c]);
+        },
+        [&](int c, int row) {
+          s.x(c, j) = points(row, j);
+          s.logf[c] = lp[row];
+        },
+        [&](int c, int row) {
+          const double v = points(row, j);
           if (v < s.x(c, j)) L[c] = std::max(L[c], v); else R[c] = std::min(R[c], v);
-        }
-        still.push_back(c);
-      }
-      active.swap(still);
-    }
+        });
   }
 }
 
