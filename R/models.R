@@ -134,7 +134,8 @@ print.clbayes_model <- function(x, ...) {
     cat(sprintf("family: %s%s\n", x$family, if (!is.null(x$offset)) ", with an offset" else ""))
     show <- function(p) if (is.null(p)) "flat" else trimws(utils::capture.output(print(p)))
     cat(sprintf("prior_intercept: %s\nprior: %s\n", show(x$prior_intercept), show(x$prior)))
-    if (any(x$names %in% c("sigma", "phi"))) cat(sprintf("prior_aux: %s\n", show(x$prior_aux)))
+    extra <- glm_extra_name(x$family)
+    if (nzchar(extra) && extra != "cuts") cat(sprintf("prior_aux: %s\n", show(x$prior_aux)))
   }
   if (inherits(x, "clbayes_glmer_model")) {
     cat(sprintf("group-level terms: %s\nprior_covariance: %s\n",
