@@ -193,6 +193,10 @@
     .Call(`_clbayes_cpp_model_group_quantities`, model, points)
 }
 
+.cpp_model_coefficients <- function(model, points) {
+    .Call(`_clbayes_cpp_model_coefficients`, model, points)
+}
+
 .cpp_sum <- function(x, method, precision, on_device) {
     .Call(`_clbayes_cpp_sum`, x, method, precision, on_device)
 }

@@ -38,17 +38,6 @@ check_has_parameters <- function(X, family) {
   invisible(X)
 }
 
-# The distributions a prior object may name for argument `arg`.
-check_prior_dist <- function(p, arg, aux = FALSE) {
-  known <- c("normal", "student_t", "cauchy", if (aux) "exponential")
-  if (!is.character(p$dist) || length(p$dist) != 1L || !p$dist %in% c(known, "exponential")) {
-    stop(sprintf("`%s` has an unknown distribution %s: give a prior made by %s, or NULL",
-                 arg, if (is.character(p$dist)) paste0("\"", p$dist[1L], "\"") else "entry",
-                 paste0(known, "()", collapse = ", ")), call. = FALSE)
-  }
-  invisible(p)
-}
-
 # The starting point of a model and its log density there (`lp`) must be
 # finite: a response too large for the model's arithmetic (|y| near
 # 1e300, whose squares overflow) makes them Inf. The error names `y`.

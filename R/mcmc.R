@@ -205,13 +205,14 @@ new_clbayes_fit <- function(res, tg, time, sampler, settings) {
   structure(fit[!vapply(fit, is.null, logical(1))], class = "clbayes_fit")
 }
 
-# The variables a model reports (a multilevel model's b and Sigma, ...) at
-# the sampled draws, an iteration x chain x variable array; the warmup
+# The variables a model reports (the intercept of uncentred predictors, a
+# multilevel model's b and Sigma, ...) at the sampled draws, an iteration x
+# chain x variable array; the warmup
 # draws and the metric stay on the sampled parameters.
 reported_draws <- function(model, draws) {
   d <- dim(draws)
   flat <- matrix(draws, d[1L] * d[2L], d[3L])
-  out <- multilevel_reported_draws(model, flat)
+  out <- model_reported_draws(model, flat)
   array(out, c(d[1L], d[2L], ncol(out)),
         list(iteration = NULL, chain = NULL, variable = colnames(out)))
 }

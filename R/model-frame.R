@@ -40,11 +40,8 @@ glm_model_formula <- function(formula, data, family, prior, prior_intercept, pri
   x <- fixed$x
   resp <- glm_response(stats::model.response(mf), fam$stan,
                        check_weights(stats::model.weights(mf), nrow(mf), "`data`"))
-  model <- glm_model_build(resp, x, fam$stan, prior, prior_intercept, prior_aux,
-                           n_categories = 1L, has_intercept = has_intercept,
-                           names = c(if (has_intercept) "(Intercept)", colnames(x)),
-                           offset = offset, link = fam$link, weights = resp$weights)
-  model$family_object <- fam$object
+  model <- glm_model_centred(resp, x, fam, has_intercept, prior, prior_intercept, prior_aux,
+                             defaults, offset)
   model$formula <- formula
   model$offset_call <- offset_expr
   model$weights_call <- extras$weights

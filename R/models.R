@@ -58,8 +58,9 @@
 #' m <- lm_model(y, X)
 #' m$mean
 #' @export
-lm_model <- function(formula, data, prior = normal(0, 2.5),
-                     prior_intercept = normal(0, 10), prior_aux = exponential(1),
+lm_model <- function(formula, data, prior = normal(0, 2.5, autoscale = TRUE),
+                     prior_intercept = normal(0, 2.5, autoscale = TRUE),
+                     prior_aux = exponential(1, autoscale = TRUE),
                      prior_covariance = decov(), na.action = getOption("na.action"),
                      offset = NULL, y = NULL, X = NULL) {
   offset_expr <- substitute(offset)  # evaluated in `data`, as glm() does
@@ -126,14 +127,15 @@ print.clbayes_model <- function(x, ...) {
   shown <- if (inherits(x, "clbayes_glmer_model"))
     c(x$fixed_names, intersect(c("sigma", "phi"), x$names),
       sprintf("%d group-level effects and their covariances", length(multilevel_b_names(x))))
-    else x$names
+    else x$reported_names %||% x$names
   cat(sprintf("<%s> %d observations, parameters: %s\n", class(x)[1L], x$n_obs,
               paste(shown, collapse = ", ")))
   if (inherits(x, "clbayes_glm_model")) {
     cat(sprintf("family: %s%s\n", x$family, if (!is.null(x$offset)) ", with an offset" else ""))
     show <- function(p) if (is.null(p)) "flat" else trimws(utils::capture.output(print(p)))
     cat(sprintf("prior_intercept: %s\nprior: %s\n", show(x$prior_intercept), show(x$prior)))
-    if (any(x$names %in% c("sigma", "phi"))) cat(sprintf("prior_aux: %s\n", show(x$prior_aux)))
+    extra <- glm_extra_name(x$family)
+    if (nzchar(extra) && extra != "cuts") cat(sprintf("prior_aux: %s\n", show(x$prior_aux)))
   }
   if (inherits(x, "clbayes_glmer_model")) {
     cat(sprintf("group-level terms: %s\nprior_covariance: %s\n",
@@ -215,11 +217,37 @@ print.clbayes_model <- function(x, ...) {
 #'   is a numeric vector, one value per row of `x` (not for
 #'   `"categorical_logit"`, where it would cancel).
 #'
-#' @section Priors: `prior` applies to each coefficient (one number, or one
-#'   location/scale per coefficient), `prior_intercept` to the intercept,
-#'   `prior_aux` to `sigma` or `phi` (a `normal()`, `student_t()` or
-#'   `cauchy()` there is the half distribution). `NULL` is a flat prior.
-#'   The scales are not autoscaled (see [priors]).
+#' @section Priors: The defaults are rstanarm's, so that the same call
+#'   gives the same posterior in both packages: `normal(0, 2.5, autoscale =
+#'   TRUE)` on each coefficient, the same on the intercept of the centred
+#'   predictors (at location `mean(y)` for a gaussian model with the
+#'   identity link, 0 otherwise, as rstanarm's default), and
+#'   `exponential(1, autoscale = TRUE)` on `sigma` or `phi`. Autoscaling
+#'   (see [priors]) divides each coefficient's scale by the standard
+#'   deviation of its predictor and, for a gaussian model, multiplies the
+#'   scales by `sd(y)`: for a gaussian model the defaults are `normal(0, 2.5
+#'   sd(y) / sd(x_j))`, `normal(mean(y), 2.5 sd(y))` and `exponential(1 /
+#'   sd(y))`. Priors you give are used with their own `autoscale` (`FALSE`
+#'   unless you set it). rstanarm's prior objects (`rstanarm::normal()`,
+#'   ...) are accepted as they are.
+#'
+#'   `prior` applies to each coefficient (one number, or one location/scale
+#'   per coefficient): [normal()], [student_t()], [cauchy()], [laplace()] or
+#'   [hs()]; `prior_intercept` to the intercept; `prior_aux` to `sigma` or
+#'   `phi` (a `normal()`, `student_t()` or `cauchy()` there is the half
+#'   distribution). `NULL` is a flat prior.
+#'
+#'   The parameterisation is rstanarm's: with an intercept the predictors
+#'   are centred, so the sampler draws the intercept of the centred
+#'   predictors, `alpha_centred` in the model's `names`, and
+#'   `prior_intercept` is its prior; under [hs()] it draws `z_beta[j]` and
+#'   the horseshoe's `global`, `local` and `caux` in place of the
+#'   coefficients. The fit reports the variables rstanarm reports:
+#'   `(Intercept)` (of the predictors as given), the coefficients, and
+#'   `sigma` or `phi`. The model keeps the priors as given (`prior`,
+#'   `prior_intercept`, `prior_aux`), as adjusted to the data
+#'   (`prior_adjusted`), and rstanarm's summary of them (`prior_info`, the
+#'   layout of a stanreg's `prior.info`).
 #'
 #' @section Multilevel models: Group-level terms of lme4's syntax make a
 #'   multilevel model, as rstanarm's `stan_glmer()`: `(1 | g)` (varying
@@ -230,18 +258,12 @@ print.clbayes_model <- function(x, ...) {
 #'   unused factor levels are dropped, and a grouping factor must have at
 #'   least two levels and no missing values.
 #'
-#'   The parameterisation is rstanarm's: the predictors are centred (the
-#'   intercept's prior is on the intercept at the predictors' means; the
-#'   reported `(Intercept)` is moved back to the uncentred one), each term's
-#'   effects are non-centred, `b = T z` at each level with `z ~ N(0, I)` and
-#'   `Sigma = T T'`, and `prior_covariance` ([decov()], the default, or
-#'   [lkj()]) gives the prior of each `Sigma`. The priors you leave at their
-#'   defaults are rstanarm's defaults for `stan_glmer()`, autoscaled:
-#'   `normal(0, 2.5 s_y / sd(x_j))` on the coefficients, `normal(m_y, 2.5
-#'   s_y)` on the centred intercept and `exponential(1 / s_y)` on `sigma`,
-#'   with `s_y = sd(y)` and `m_y = mean(y)` for a gaussian model, 1 and 0
-#'   otherwise; priors you give are used as given. So one call gives one
-#'   posterior in both packages.
+#'   The parameterisation is rstanarm's: the predictors are centred and the
+#'   priors are those of the model without group-level terms (see Priors),
+#'   each term's effects are non-centred, `b = T z` at each level with `z ~
+#'   N(0, I)` and `Sigma = T T'`, and `prior_covariance` ([decov()], the
+#'   default, or [lkj()]) gives the prior of each `Sigma`. So one call gives
+#'   one posterior in both packages.
 #'
 #'   The fit reports rstanarm's variables: the fixed effects,
 #'   `b[(Intercept) herd:1]` for each term's coefficient and level,
@@ -263,9 +285,11 @@ print.clbayes_model <- function(x, ...) {
 #' @section Matrix form: `glm_model(y, x, family)` (positional) keeps the
 #'   interface of the likelihood: `x` without an intercept column, the
 #'   variables named `alpha`, `beta[<column>]`, then `sigma`, `phi` or the
-#'   `cuts`. Its priors default to normal(0, 10) on `alpha` and `beta`
-#'   (`prior` and `prior_intercept`, which also covers the cuts) and
-#'   exponential(1) on `sigma` or `phi`; `prior` may also be a list with
+#'   `cuts`. It is not centred. Its priors default to normal(0, 10) on
+#'   `alpha` and `beta` (`prior` and `prior_intercept`, which also covers
+#'   the cuts) and exponential(1) on `sigma` or `phi`, none autoscaled
+#'   (priors given with `autoscale = TRUE` are autoscaled, against `x` and,
+#'   for `"normal_id"`, `y`); `prior` may also be a list with
 #'   `mean` and `sd` (the normal prior of every coefficient and cut) and
 #'   `rate` (the exponential prior of `sigma` or `phi`).
 #'
@@ -282,11 +306,13 @@ print.clbayes_model <- function(x, ...) {
 #'   their links), a family function or name, or a core family name. See
 #'   Families.
 #' @param prior Prior of the coefficients: [normal()], [student_t()],
-#'   [cauchy()] or `NULL` (flat).
-#' @param prior_intercept Prior of the intercept (and of the cuts of
-#'   `"ordered_logistic"`): as `prior`.
-#' @param prior_aux Prior of `sigma`, `phi`, `shape` or `lambda`: [exponential()], or the half
-#'   [normal()], [student_t()] or [cauchy()], or `NULL` (flat).
+#'   [cauchy()], [laplace()], [hs()] or `NULL` (flat); see Priors.
+#' @param prior_intercept Prior of the intercept of the centred predictors
+#'   (and of the cuts of `"ordered_logistic"`): [normal()], [student_t()],
+#'   [cauchy()] or `NULL`.
+#' @param prior_aux Prior of `sigma`, `phi`, `shape` or `lambda`:
+#'   [exponential()], or the half [normal()], [student_t()] or [cauchy()],
+#'   or `NULL` (flat).
 #' @param prior_covariance For a formula with group-level terms (see
 #'   Multilevel models): [decov()] (the default) or [lkj()].
 #' @param na.action What to do with rows with missing values (formula form),
@@ -312,11 +338,13 @@ print.clbayes_model <- function(x, ...) {
 #'   selected, is not a CPU device, and `nrow(x) * ncol(x)` is at least
 #'   `getOption("clbayes.threshold.glm_model", 1e5)`.
 #' @return An object of class `c("clbayes_glm_model", "clbayes_model")`: a
-#'   list with `names` (the variables), `lower` and `upper` (the support the
-#'   sampler works on: `sigma` and `phi` positive, sampled on the log
-#'   scale), `init` (a named starting point: the [stats::glm.fit()]
-#'   estimates, with `sigma` its residual standard deviation and `phi` a
-#'   moment estimate, or zeros where that fit fails), the priors, and what
+#'   list with `names` (the sampled parameters), `reported_names` (the
+#'   variables the fit reports, where they differ: see Priors), `lower` and
+#'   `upper` (the support the sampler works on: `sigma` and `phi` positive,
+#'   sampled on the log scale), `init` (a named starting point: the
+#'   [stats::glm.fit()] estimates, with `sigma` its residual standard
+#'   deviation and `phi` a moment estimate, or zeros where that fit fails;
+#'   under [hs()] the coefficients at zero), the priors, and what
 #'   [predict()][predict.clbayes_fit], [posterior_predict()] and
 #'   [log_lik()] need (`x`, `y`, `offset`, `terms`, ...).
 #' @seealso [priors], [gpu_glm_lp()], [slice_sample_mv()],
@@ -356,8 +384,10 @@ print.clbayes_model <- function(x, ...) {
 #' m2 <- glm_model(d$y, x, "bernoulli_logit")
 #' m2$names
 #' @export
-glm_model <- function(formula, data, family = stats::gaussian(), prior = normal(0, 2.5),
-                      prior_intercept = normal(0, 10), prior_aux = exponential(1),
+glm_model <- function(formula, data, family = stats::gaussian(),
+                      prior = normal(0, 2.5, autoscale = TRUE),
+                      prior_intercept = normal(0, 2.5, autoscale = TRUE),
+                      prior_aux = exponential(1, autoscale = TRUE),
                       prior_covariance = decov(), na.action = getOption("na.action"),
                       offset = NULL, n_categories = NULL, y = NULL, x = NULL,
                       weights = NULL, subset = NULL) {
@@ -390,7 +420,7 @@ glm_model <- function(formula, data, family = stats::gaussian(), prior = normal(
     stop("`x` must be given: glm_model(y, x, family) or glm_model(formula, data, family)",
          call. = FALSE)
   }
-  if (is.list(prior) && !inherits(prior, "clbayes_prior")) {
+  if (is.list(prior) && is.null(prior$dist)) {
     legacy <- legacy_prior(prior)
     prior <- legacy$prior
     prior_intercept <- legacy$prior
@@ -398,6 +428,7 @@ glm_model <- function(formula, data, family = stats::gaussian(), prior = normal(
   } else {
     if (missing(prior)) prior <- normal(0, 10)
     if (missing(prior_intercept)) prior_intercept <- normal(0, 10)
+    if (missing(prior_aux)) prior_aux <- exponential(1)
   }
   if (!is.null(subset)) {
     stop("`subset` is for the formula form; subset `y` and `x` themselves", call. = FALSE)
@@ -467,24 +498,45 @@ glm_model_matrix <- function(y, x, family, prior, prior_intercept, prior_aux,
 
 # The model object from the response `resp` (glm_response()), the design
 # `x` (no intercept column), the offset (NULL or one value per row of x)
-# and the coefficients' names `names`; sigma, phi or the cuts are added to
-# them.
+# and the names of the intercept(s) and coefficients the fit reports,
+# `names`; sigma, phi or the cuts are added to them. The priors are
+# adjusted as rstanarm adjusts them (adjust_priors(); `link`: the family's
+# link, `default_intercept`: prior_intercept is rstanarm's default). The
+# sampled parameters differ from the reported ones where `centred` (the
+# intercept is that of the centred x: alpha_centred) and under hs() (the
+# coefficients' z_beta, and the horseshoe's block after sigma or phi):
+# the model's `reported_names` then name what the fit reports
+# (model_reported_draws()).
 glm_model_build <- function(resp, x, stan, prior, prior_intercept, prior_aux, n_categories,
                             has_intercept, names, offset = NULL, groups = NULL,
-                            link = family_row(stan)$link, weights = NULL) {
-  prior <- check_prior_arg(prior, "prior")
-  prior_intercept <- check_prior_arg(prior_intercept, "prior_intercept")
-  prior_aux <- check_prior_arg(prior_aux, "prior_aux", aux = TRUE)
+                            link = family_row(stan)$link, weights = NULL,
+                            default_intercept = FALSE, centred = FALSE) {
+  specified <- list(prior = as_model_prior(prior, "prior"),
+                    prior_intercept = as_model_prior(prior_intercept, "prior_intercept"),
+                    prior_aux = as_model_prior(prior_aux, "prior_aux"))
   extra <- glm_extra_name(stan)
   n_cuts <- if (extra == "cuts") n_categories - 1L else 0L
   n_alpha <- switch(stan, categorical_logit = n_categories, ordered_logistic = 0L,
                     if (has_intercept) 1L else 0L)
   n_beta <- ncol(x) * (if (stan == "categorical_logit") n_categories else 1L)
   n_aux <- as.integer(nzchar(extra) && extra != "cuts")
-  priors <- prior_table(prior, prior_intercept, prior_aux, n_alpha, n_beta, n_aux, n_cuts)
-  nm <- c(names, if (n_aux == 1L) extra, if (n_cuts > 0L) paste0("cuts[", seq_len(n_cuts), "]"))
+  horseshoe <- identical(specified$prior$dist, "hs") && n_beta > 0L
+  if (horseshoe && stan %in% c("categorical_logit", "ordered_logistic")) {
+    stop(sprintf("`prior` hs() is not available for \"%s\"", stan), call. = FALSE)
+  }
+  pr <- adjust_priors(specified, x, resp$y, stan == "normal_id", link, default_intercept,
+                      n_beta)
+  priors <- prior_table(pr$adjusted, n_alpha, n_beta, n_aux, n_cuts)
+  aux_names <- c(if (n_aux == 1L) extra, if (n_cuts > 0L) paste0("cuts[", seq_len(n_cuts), "]"))
+  sampled <- names
+  if (centred) sampled[1L] <- "alpha_centred"
+  hs <- if (horseshoe) horseshoe_rows(pr$adjusted$prior, n_beta)
+  if (horseshoe) sampled[n_alpha + seq_len(n_beta)] <- hs$z_names
+  nm <- c(sampled, aux_names, hs$block_names)
   n_fixed <- length(nm)
-  lower <- ifelse(seq_along(nm) == length(names) + 1L & n_aux == 1L, 0, -Inf)
+  # the auxiliary parameter and the horseshoe's block are positive
+  lower <- ifelse((seq_along(nm) == length(names) + 1L & n_aux == 1L) | nm %in% hs$block_names,
+                  0, -Inf)
   upper <- rep(Inf, length(nm))
   if (!is.null(groups)) {  # a multilevel model's block (R/multilevel.R: group_block())
     priors <- bind_prior_rows(list(priors, groups$priors))
@@ -501,9 +553,19 @@ glm_model_build <- function(resp, x, stan, prior, prior_intercept, prior_aux, n_
   core_groups <- data$groups
   data <- data$data
   model <- structure(list(family = stan, link = link, data = data, priors = priors,
-                          prior = prior, prior_intercept = prior_intercept,
-                          prior_aux = prior_aux, has_intercept = has_intercept,
+                          prior = pr$specified$prior,
+                          prior_intercept = pr$specified$prior_intercept,
+                          prior_aux = pr$specified$prior_aux,
+                          prior_adjusted = pr$adjusted,
+                          prior_info = prior_info(pr, n_alpha > 0L, n_beta > 0L,
+                                                  if (n_aux == 1L) extra else NA_character_),
+                          horseshoe = if (horseshoe) list(
+                            k = n_beta, global_scale = pr$adjusted$prior$global_scale,
+                            slab_scale = pr$adjusted$prior$slab_scale),
+                          has_intercept = has_intercept,
                           n_categories = as.integer(n_categories), names = nm,
+                          reported_names = if (!identical(sampled, names))
+                            c(names, if (n_aux == 1L) extra),
                           size = nrow(xc) * ncol(xc), n_obs = nrow(x), device_path = TRUE,
                           threshold_option = "clbayes.threshold.glm_model",
                           threshold = 1e5, use_device = FALSE,
@@ -512,6 +574,10 @@ glm_model_build <- function(resp, x, stan, prior, prior_intercept, prior_aux, n_
                           weights = weights),
                      class = c("clbayes_glm_model", "clbayes_model"))
   model$init <- glm_model_init(model, xc, yc, oc, data$weights)
+  if (horseshoe) {  # beta = 0, the horseshoe's scales at 1
+    model$init[n_alpha + seq_len(n_beta)] <- 0
+    model$init[hs$block_names] <- 1
+  }
   if (!is.null(groups)) {
     model$groups <- list(terms = core_groups, covariance = groups$covariance)
     model$init[-seq_len(n_fixed)] <- groups$init
@@ -521,6 +587,62 @@ glm_model_build <- function(resp, x, stan, prior, prior_intercept, prior_aux, n_
   check_model_start(model$init, .cpp_model_log_density(model, matrix(model$init, nrow = 1L)),
                     resp$y)
   model
+}
+
+# A formula model's fixed effects, parameterised as rstanarm's stan_glm()
+# and stan_glmer() parameterise them: with an intercept the predictors are
+# centred, so the sampled intercept (alpha_centred) is that of the centred
+# predictors and prior_intercept is its prior; the fit reports the
+# intercept of the predictors as given, (Intercept) (fixed_effect_draws()).
+# The priors are rstanarm's adjusted ones (glm_model_build()); `defaults`:
+# which of prior, prior_intercept and prior_aux the user left at their
+# defaults (rstanarm's default intercept is at mean(y), gaussian).
+glm_model_centred <- function(resp, x, fam, has_intercept, prior, prior_intercept, prior_aux,
+                              defaults, offset, groups = NULL) {
+  x_center <- if (has_intercept) colMeans(x) else rep(0, ncol(x))
+  xc <- if (ncol(x) > 0L) sweep(x, 2L, x_center) else x
+  fixed_names <- c(if (has_intercept) "(Intercept)", colnames(x))
+  model <- glm_model_build(resp, xc, fam$stan, prior, prior_intercept, prior_aux,
+                           n_categories = 1L, has_intercept = has_intercept,
+                           names = fixed_names, offset = offset, groups = groups,
+                           link = fam$link, weights = resp$weights,
+                           default_intercept = isTRUE(defaults[["prior_intercept"]]),
+                           centred = has_intercept && ncol(x) > 0L)
+  model$x <- x
+  model$x_center <- x_center
+  model$fixed_names <- fixed_names
+  model$family_object <- fam$object
+  model
+}
+
+# The intercept (of the predictors as given) and the coefficients at the
+# sampled draws `D` (draws x sampled parameters): under hs() beta is made
+# from z_beta and the horseshoe's block by the core; a centred intercept is
+# moved back.
+fixed_effect_draws <- function(model, D) {
+  k <- ncol(model$x)
+  n_alpha <- as.integer(model$has_intercept)
+  beta <- if (is.null(model$horseshoe)) {
+    D[, n_alpha + seq_len(k), drop = FALSE]
+  } else {
+    model$use_device <- FALSE
+    .cpp_model_coefficients(model_rebuild_data(model), D)
+  }
+  if (n_alpha == 0L) return(beta)
+  alpha <- D[, 1L]
+  if (!is.null(model$x_center) && k > 0L) alpha <- alpha - drop(beta %*% model$x_center)
+  cbind(alpha, beta)
+}
+
+# The variables a model reports (model$reported_names) at the sampled
+# draws `D`.
+model_reported_draws <- function(model, D) {
+  if (inherits(model, "clbayes_glmer_model")) return(multilevel_reported_draws(model, D))
+  aux <- D[, match(intersect(glm_extra_name(model$family), model$names), model$names),
+           drop = FALSE]
+  out <- cbind(fixed_effect_draws(model, D), aux)
+  colnames(out) <- model$reported_names
+  out
 }
 
 # The likelihood's data of a GLM: a two-column binomial response becomes

@@ -1,6 +1,6 @@
 # Multilevel glm_model() / lm_model(): lme4's formula syntax for
 # group-level terms, parsed by lme4 itself (glFormula), with rstanarm's
-# stan_glmer parameterisation and default priors. The C++ core
+# stan_glmer parameterisation (glm_model_centred()). The C++ core
 # (models/group_effects.hpp) builds b = T z and adds Z b to the linear
 # predictor in the likelihood's pass over the data; this file builds the
 # model object and turns the sampled parameters into the variables rstanarm
@@ -17,7 +17,7 @@ has_group_terms <- function(formula) {
 
 # The model object of glm_model()'s formula form with group-level terms.
 # `defaults`: which of prior, prior_intercept and prior_aux the user left
-# at their defaults (they become rstanarm's autoscaled ones).
+# at their defaults (glm_model_centred()).
 glm_model_multilevel <- function(formula, data, fam, prior, prior_intercept, prior_aux,
                                  prior_covariance, defaults, na.action, offset_expr) {
   if (!requireNamespace("lme4", quietly = TRUE)) {
@@ -46,25 +46,12 @@ glm_model_multilevel <- function(formula, data, fam, prior, prior_intercept, pri
   offset <- frame_offset(fr, NULL, NULL, nrow(fr), "`data`")
   terms <- group_terms_of(parsed$reTrms, bars, fr)
   cov <- check_prior_covariance(prior_covariance, length(terms))
-  # rstanarm centres the predictors: the sampled intercept is that of the
-  # centred x, and its prior is on it (the reported intercept is moved back).
-  x_center <- if (fixed$has_intercept) colMeans(x) else rep(0, ncol(x))
-  xc <- sweep(x, 2L, x_center)
-  auto <- autoscaled_priors(fam$stan, resp, x, defaults, prior, prior_intercept, prior_aux)
   block <- group_block(terms, cov, fam$stan, resp)
-  fixed_names <- c(if (fixed$has_intercept) "(Intercept)", colnames(x))
-  model <- glm_model_build(resp, xc, fam$stan, auto$prior, auto$prior_intercept,
-                           auto$prior_aux, n_categories = 1L,
-                           has_intercept = fixed$has_intercept,
-                           names = c(if (fixed$has_intercept) "alpha_centred", colnames(x)),
-                           offset = offset, groups = block, link = fam$link)
+  model <- glm_model_centred(resp, x, fam, fixed$has_intercept, prior, prior_intercept,
+                             prior_aux, defaults, offset, groups = block)
   class(model) <- c("clbayes_glmer_model", class(model))
-  model$x <- x
-  model$x_center <- x_center
-  model$fixed_names <- fixed_names
   model$group_terms <- terms
   model$prior_covariance <- cov
-  model$family_object <- fam$object
   model$formula <- formula
   model$offset_call <- offset_expr
   model$terms <- stats::terms(lme4::nobars(formula))
@@ -202,26 +189,6 @@ group_terms_of <- function(re, bars, fr) {
   })
 }
 
-# rstanarm's default priors of stan_glmer where the user kept ours:
-# coefficients normal(0, 2.5 s_y / sd(x_j)), the centred intercept
-# normal(m_y, 2.5 s_y), sigma exponential(1 / s_y), with s_y = sd(y) and
-# m_y = mean(y) for gaussian models, s_y = 1 and m_y = 0 otherwise
-# (rstanarm's autoscale; a constant column keeps scale 2.5 s_y).
-autoscaled_priors <- function(stan, resp, x, defaults, prior, prior_intercept, prior_aux) {
-  gaussian <- stan == "normal_id"
-  s_y <- if (gaussian) stats::sd(resp$y) else 1
-  m_y <- if (gaussian) mean(resp$y) else 0
-  if (!is.finite(s_y) || s_y <= 0) s_y <- 1
-  if (defaults[["prior"]] && ncol(x) > 0L) {
-    sx <- apply(x, 2L, stats::sd)
-    sx[!is.finite(sx) | sx <= 0] <- 1
-    prior <- normal(0, 2.5 * s_y / sx)
-  }
-  if (defaults[["prior_intercept"]]) prior_intercept <- normal(m_y, 2.5 * s_y)
-  if (defaults[["prior_aux"]]) prior_aux <- exponential(1 / s_y)
-  list(prior = prior, prior_intercept = prior_intercept, prior_aux = prior_aux)
-}
-
 # The group-level block of the sampled parameters: names, bounds, starting
 # values, the prior table's rows, and the core's description of each term
 # (`terms` as group_terms_of(), `cov` as check_prior_covariance()).
@@ -307,23 +274,6 @@ onion_beta_shapes <- function(regularization, p) {
   list(shape1 = shape1, shape2 = shape2)
 }
 
-# Rows of the prior table (prior_table()'s columns plus shape and shape2).
-prior_rows_of <- function(dist, n, arg, df = 1, location = 0, scale = 1, shape = 1,
-                          shape2 = 1) {
-  list(dist = rep(dist, n), df = rep_len(df, n), location = rep_len(location, n),
-       scale = rep_len(scale, n), arg = rep(arg, n), shape = rep_len(shape, n),
-       shape2 = rep_len(shape2, n))
-}
-
-bind_prior_rows <- function(parts) {
-  parts <- parts[!vapply(parts, is.null, logical(1))]
-  fields <- c("dist", "df", "location", "scale", "arg", "shape", "shape2")
-  out <- lapply(fields, function(f) {
-    unlist(lapply(parts, function(p) p[[f]] %||% rep(1, length(p$dist))), use.names = FALSE)
-  })
-  stats::setNames(out, fields)
-}
-
 # The names of the variables a fit reports, as rstanarm prints them: the
 # fixed effects, b[<coef> <group>:<level>], sigma or phi, and
 # Sigma[<group>:<coef>,<coef>] (lower triangles).
@@ -338,15 +288,10 @@ multilevel_reported_names <- function(model) {
 }
 
 # The reported variables at the sampled draws `D` (draws x sampled
-# parameters): the intercept of the uncentred predictors, b and Sigma from
+# parameters): the fixed effects (fixed_effect_draws()), b and Sigma from
 # the core's construction.
 multilevel_reported_draws <- function(model, D) {
-  k <- ncol(model$x)
-  n_alpha <- as.integer(model$has_intercept)
-  fixed <- D[, seq_len(n_alpha + k), drop = FALSE]
-  if (n_alpha == 1L) {
-    fixed[, 1L] <- fixed[, 1L] - drop(fixed[, 1L + seq_len(k), drop = FALSE] %*% model$x_center)
-  }
+  fixed <- fixed_effect_draws(model, D)
   model$use_device <- FALSE
   gq <- .cpp_model_group_quantities(model, D)
   n_b <- sum(group_term_sizes(model$group_terms))

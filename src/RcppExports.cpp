@@ -622,6 +622,18 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// cpp_model_coefficients
+Rcpp::NumericMatrix cpp_model_coefficients(Rcpp::List model, Rcpp::NumericMatrix points);
+RcppExport SEXP _clbayes_cpp_model_coefficients(SEXP modelSEXP, SEXP pointsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::List >::type model(modelSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type points(pointsSEXP);
+    rcpp_result_gen = Rcpp::wrap(cpp_model_coefficients(model, points));
+    return rcpp_result_gen;
+END_RCPP
+}
 // cpp_sum
 Rcpp::NumericVector cpp_sum(Rcpp::NumericVector x, std::string method, std::string precision, bool on_device);
 RcppExport SEXP _clbayes_cpp_sum(SEXP xSEXP, SEXP methodSEXP, SEXP precisionSEXP, SEXP on_deviceSEXP) {
@@ -1043,6 +1055,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_clbayes_cpp_check_device_allocation", (DL_FUNC) &_clbayes_cpp_check_device_allocation, 2},
     {"_clbayes_cpp_model_log_density", (DL_FUNC) &_clbayes_cpp_model_log_density, 2},
     {"_clbayes_cpp_model_group_quantities", (DL_FUNC) &_clbayes_cpp_model_group_quantities, 2},
+    {"_clbayes_cpp_model_coefficients", (DL_FUNC) &_clbayes_cpp_model_coefficients, 2},
     {"_clbayes_cpp_sum", (DL_FUNC) &_clbayes_cpp_sum, 4},
     {"_clbayes_cpp_sum_gpu", (DL_FUNC) &_clbayes_cpp_sum_gpu, 3},
     {"_clbayes_cpp_slice_new", (DL_FUNC) &_clbayes_cpp_slice_new, 18},

@@ -3,12 +3,12 @@
 // shared by the samplers' glue, and model_log_density().
 
 #include "glue_models.hpp"
+#include "glue_priors.hpp"
 
 #include <clbayes/eigen.hpp>
 #include <clbayes/models/glm_model.hpp>
 #include <clbayes/models/gp_model.hpp>
 #include <clbayes/models/lm_model.hpp>
-#include <clbayes/models/priors.hpp>
 
 #include <algorithm>
 #include <memory>
@@ -57,39 +57,6 @@ class r_function_evaluator : public cm::batch_evaluator {
   }
 };
 
-// The priors of a model's parameters from its `priors` table (R/priors.R:
-// prior_table()): columns dist, df, location, scale and arg, one row per
-// parameter, and shape and shape2 where a multilevel model has them.
-cmod::prior_set as_prior_set(Rcpp::List table) {
-  Rcpp::CharacterVector dist = table["dist"], arg = table["arg"];
-  Rcpp::NumericVector df = table["df"], location = table["location"], scale = table["scale"];
-  const bool has_shapes = table.containsElementNamed("shape");
-  Rcpp::NumericVector shape = has_shapes ? table["shape"] : Rcpp::NumericVector(),
-                      shape2 = has_shapes ? table["shape2"] : Rcpp::NumericVector();
-  std::vector<cmod::scalar_prior> priors(dist.size());
-  std::vector<std::string> args(dist.size());
-  for (R_xlen_t j = 0; j < dist.size(); ++j) {
-    const std::string d = Rcpp::as<std::string>(dist[j]);
-    cmod::scalar_prior& p = priors[j];
-    if (d == "normal") p.fam = cmod::prior_family::normal;
-    else if (d == "student_t") p.fam = cmod::prior_family::student_t;
-    else if (d == "exponential") p.fam = cmod::prior_family::exponential;
-    else if (d == "flat") p.fam = cmod::prior_family::flat;
-    else if (d == "gamma") p.fam = cmod::prior_family::gamma;
-    else if (d == "beta") p.fam = cmod::prior_family::beta;
-    else throw clbayes::invalid_argument("prior", "has an unknown distribution \"" + d + "\"");
-    p.df = df[j];
-    p.location = location[j];
-    p.scale = scale[j];
-    if (has_shapes) {
-      p.shape = shape[j];
-      p.shape2 = shape2[j];
-    }
-    args[j] = Rcpp::as<std::string>(arg[j]);
-  }
-  return cmod::prior_set(std::move(priors), args);
-}
-
 // The group-level terms of a multilevel glm_model (R/multilevel.R:
 // `groups`, a list with `terms` and `covariance`, one entry per term), or
 // none for a model without them. The arrays stay R's, borrowed for the
@@ -137,7 +104,8 @@ std::unique_ptr<cmod::glm_evaluator> make_glm_evaluator(Rcpp::List model) {
   return std::unique_ptr<cmod::glm_evaluator>(new cmod::glm_evaluator(
       d, fam, clbayes::glm::parse_link(fam, link),
       Rcpp::as<int>(model["n_categories"]), Rcpp::as<bool>(model["has_intercept"]),
-      as_prior_set(model["priors"]), use_device, as_group_effects(model, d.n)));
+      glue::as_prior_set(model["priors"]), use_device, as_group_effects(model, d.n),
+      glue::as_horseshoe(model)));
 }
 
 }  // namespace
@@ -205,6 +173,19 @@ Rcpp::NumericVector cpp_model_log_density(SEXP model, Rcpp::NumericMatrix points
 Rcpp::NumericMatrix cpp_model_group_quantities(Rcpp::List model, Rcpp::NumericMatrix points) {
   std::unique_ptr<cmod::glm_evaluator> f = make_glm_evaluator(model);
   const Eigen::MatrixXd out = f->group_quantities(
+      Eigen::Map<const Eigen::MatrixXd>(points.begin(), points.nrow(), points.ncol()));
+  Rcpp::NumericMatrix m(static_cast<int>(out.rows()), static_cast<int>(out.cols()));
+  std::copy(out.data(), out.data() + out.size(), m.begin());
+  return m;
+}
+
+// The coefficients beta at the rows of `points` of a glm_model (internal:
+// under hs() the fit reports beta, made from the sampled z and the
+// horseshoe's block; R/models.R: fixed_effect_draws()).
+// [[Rcpp::export(.cpp_model_coefficients)]]
+Rcpp::NumericMatrix cpp_model_coefficients(Rcpp::List model, Rcpp::NumericMatrix points) {
+  std::unique_ptr<cmod::glm_evaluator> f = make_glm_evaluator(model);
+  const Eigen::MatrixXd out = f->coefficients(
       Eigen::Map<const Eigen::MatrixXd>(points.begin(), points.nrow(), points.ncol()));
   Rcpp::NumericMatrix m(static_cast<int>(out.rows()), static_cast<int>(out.cols()));
   std::copy(out.data(), out.data() + out.size(), m.begin());

@@ -28,3 +28,7 @@ device_eval_or_skip <- function(expr) {
     stop(e)
   })
 }
+
+# The variables a fit of model `m` reports (its sampled parameters unless
+# they differ: a centred intercept, hs()'s z_beta).
+model_variables <- function(m) if (is.null(m$reported_names)) m$names else m$reported_names

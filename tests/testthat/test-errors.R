@@ -262,12 +262,12 @@ test_that("model constructors' errors name the argument and the problem (issue 5
   expect_error(glm_model(n ~ x, d, family = poisson()),
                "`y` has a count of 1e\\+300, larger than this family takes")
   d$n[1] <- 3
-  laplace <- normal()
-  laplace$dist <- "laplace"
-  expect_error(glm_model(y ~ x, d, prior = laplace),
-               "`prior` has an unknown distribution \"laplace\"")
-  expect_error(glm_model(y ~ x, d, prior_aux = laplace),
-               "`prior_aux` has an unknown distribution \"laplace\"")
+  weibull <- normal()
+  weibull$dist <- "weibull"
+  expect_error(glm_model(y ~ x, d, prior = weibull),
+               "`prior` must be normal\\(\\), .*: \"weibull\" is not supported by clbayes")
+  expect_error(glm_model(y ~ x, d, prior_aux = weibull),
+               "`prior_aux` must be .*: \"weibull\" is not supported by clbayes")
   # glm() names `x` for Inf in a predictor: so do the models
   expect_error(glm(y ~ x, data = transform(d, x = replace(x, 4, Inf))), "'x'")
   expect_error(lm_model(y ~ x, transform(d, x = replace(x, 4, Inf))),

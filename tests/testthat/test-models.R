@@ -343,12 +343,14 @@ test_that("formula models name their variables as coef(glm()) does", {
   d <- make_formula_data()
   f <- yb ~ x1 * g + x2
   m <- glm_model(f, d, family = binomial())
-  expect_identical(m$names, names(coef(glm(f, binomial(), d))))
+  expect_identical(model_variables(m), names(coef(glm(f, binomial(), d))))
+  # the sampled intercept is that of the centred predictors (rstanarm's)
+  expect_identical(m$names, c("alpha_centred", names(coef(glm(f, binomial(), d)))[-1]))
   m <- glm_model(yn ~ x1 + g, d)
-  expect_identical(m$names, c(names(coef(lm(yn ~ x1 + g, d))), "sigma"))
+  expect_identical(model_variables(m), c(names(coef(lm(yn ~ x1 + g, d))), "sigma"))
   expect_identical(m$lower, c(rep(-Inf, 4), 0))
   m <- glm_model(ynb ~ x1, d, family = neg_binomial_2())
-  expect_identical(m$names, c("(Intercept)", "x1", "phi"))
+  expect_identical(model_variables(m), c("(Intercept)", "x1", "phi"))
   m <- glm_model(yp ~ 0 + x1 + x2, d, family = poisson())
   expect_identical(m$names, c("x1", "x2"))
   expect_identical(names(m$init), m$names)
@@ -378,8 +380,10 @@ test_that("formula models' log density is the likelihood + priors of glm()'s des
     k <- ncol(X)
     pts <- cbind(matrix(rnorm(5 * k, sd = 0.4), 5, k),
                  if (!is.null(cs$aux)) runif(5, 0.5, 2))
+    # the point's intercept is that of the centred columns (rstanarm's)
+    Xc <- cbind(1, sweep(X[, -1], 2L, colMeans(X[, -1])))
     ref <- apply(pts, 1, function(th) {
-      eta <- drop(X %*% th[1:k])
+      eta <- drop(Xc %*% th[1:k])
       sum(cs$ll(eta, th[k + 1])) + dcauchy(th[1], 0, 3, log = TRUE) +
         sum(dt((th[2:k] - 0.5) / 2, 4, log = TRUE) - log(2)) +
         (if (!is.null(cs$aux)) dnorm(th[k + 1], 0, 2, log = TRUE) else 0)
@@ -429,9 +433,11 @@ test_that("a two-column binomial response is one Bernoulli row per trial", {
   m <- glm_model(cbind(s, n - s) ~ x, d, family = binomial())
   expect_identical(m$n_obs, 12L)
   pts <- rbind(c(0.1, 0.5), c(-0.3, 1.2), c(0.4, 0))
+  # rstanarm's defaults: the centred intercept ~ normal(0, 2.5) and the
+  # coefficient ~ normal(0, 2.5 / sd(x)), sd over the rows of `d`
   ref <- apply(pts, 1, function(th) {
-    sum(dbinom(d$s, d$n, plogis(th[1] + th[2] * d$x), log = TRUE)) +
-      dnorm(th[1], 0, 10, log = TRUE) + dnorm(th[2], 0, 2.5, log = TRUE)
+    sum(dbinom(d$s, d$n, plogis(th[1] + th[2] * (d$x - mean(d$x))), log = TRUE)) +
+      dnorm(th[1], 0, 2.5, log = TRUE) + dnorm(th[2], 0, 2.5 / sd(d$x), log = TRUE)
   })
   ours <- model_log_density(m, pts, backend = "cpu")
   expect_equal(ours - ours[1], ref - ref[1], tolerance = 1e-9)
@@ -472,7 +478,8 @@ test_that("formula models check their arguments", {
   expect_error(exponential(0), "`rate` must be positive")
   expect_error(glm_model(yn ~ x1, d, prior = list(shape = 1)),
                "`prior` has unknown entries \\(shape\\)")
-  expect_error(glm_model(yn ~ x1, d, prior_aux = list(rate = 1)), "`prior_aux` has unknown entries")
+  expect_error(glm_model(yn ~ x1, d, prior_aux = list(rate = 1)),
+               "`prior_aux` must be a prior made by .*\\(a list with a `dist` entry\\)")
   expect_error(glm_model(yn ~ x1, d, prior = exponential(1)), "exponential\\(\\) is for `prior_aux`")
   expect_error(glm_model(yn ~ x1, d, family = "ordered_logistic"), "matrix form")
   d$x3 <- 2 * d$x1
@@ -540,7 +547,7 @@ test_that("MASS::negative.binomial works as the negative binomial family", {
   skip_if_not_installed("MASS")
   d <- make_formula_data(n = 40)
   m <- glm_model(ynb ~ x1, d, family = MASS::negative.binomial(2))
-  expect_identical(m$names, c("(Intercept)", "x1", "phi"))
+  expect_identical(model_variables(m), c("(Intercept)", "x1", "phi"))
   expect_identical(m$family, "neg_binomial_2_log")
 })
 

@@ -74,10 +74,14 @@ test_that("variables are named as rstanarm names them", {
                  "Sigma[Subject:Days,(Intercept)]", "Sigma[Subject:Days,Days]"))
   expect_true("b[Days Subject:308]" %in% m$reported_names)
   # rstanarm's autoscaled defaults (prior_summary() of stan_glmer on sleepstudy)
-  expect_equal(m$prior_intercept$location, mean(sleepstudy$Reaction))
-  expect_equal(m$prior_intercept$scale, 2.5 * sd(sleepstudy$Reaction))
-  expect_equal(m$prior$scale, 2.5 * sd(sleepstudy$Reaction) / sd(sleepstudy$Days))
-  expect_equal(m$prior_aux$rate, 1 / sd(sleepstudy$Reaction))
+  a <- m$prior_adjusted
+  expect_equal(a$prior_intercept$location, mean(sleepstudy$Reaction))
+  expect_equal(a$prior_intercept$scale, 2.5 * sd(sleepstudy$Reaction))
+  expect_equal(a$prior$scale, 2.5 * sd(sleepstudy$Reaction) / sd(sleepstudy$Days))
+  expect_equal(a$prior_aux$rate, 1 / sd(sleepstudy$Reaction))
+  # the specified priors, as rstanarm's prior_summary() shows them
+  expect_equal(m$prior$scale, 2.5)
+  expect_true(m$prior$autoscale)
 })
 
 test_that("a random-intercept posterior agrees with quadrature", {

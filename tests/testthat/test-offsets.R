@@ -170,14 +170,16 @@ test_that("the offset argument equals the formula term, and the two are summed",
   # both: summed, as glm() sums them
   m3 <- glm_model(y ~ x + offset(log(e)), d, family = poisson(), offset = w)
   expect_equal(m3$offset, log(d$e) + d$w)
-  expect_equal(unname(m3$init),
+  # (the sampled intercept is that of the centred x, rstanarm's)
+  uncentred <- function(init) c(init[[1]] - init[[2]] * mean(d$x), init[[2]])
+  expect_equal(uncentred(m3$init),
                unname(coef(glm(y ~ x + offset(log(e)), poisson(), d, offset = w))),
                tolerance = 1e-6)
   # lm_model (gaussian) takes it too
   d$z <- 1 + 2 * d$x + d$w + rnorm(80, sd = 0.5)
   m4 <- lm_model(z ~ x, d, offset = w)
   expect_equal(m4$offset, d$w)
-  expect_equal(unname(m4$init[1:2]), unname(coef(lm(z ~ x, d, offset = w))),
+  expect_equal(uncentred(m4$init), unname(coef(lm(z ~ x, d, offset = w))),
                tolerance = 1e-6)
 })
 
@@ -191,6 +193,7 @@ test_that("a model's log density with an offset is base R's likelihood + priors,
   d$yp <- rpois(203, exp(eta))
   d$ynb <- rnbinom(203, mu = exp(eta), size = 2)
   X <- model.matrix(~ x1 + g, d)
+  X[, -1] <- scale(X[, -1], scale = FALSE)  # the intercept is that of the centred columns
   cases <- list(
     list(fam = gaussian(), y = "yn", ll = function(e, a) dnorm(d$yn, e, a, log = TRUE)),
     list(fam = binomial(), y = "yb", ll = function(e, a) dbinom(d$yb, 1, plogis(e), log = TRUE)),
@@ -223,9 +226,12 @@ test_that("a model's log density with an offset is base R's likelihood + priors,
   d$s <- rbinom(203, d$n, plogis(eta - 1))
   m <- glm_model(cbind(s, n - s) ~ x1, d, family = binomial(), offset = log(t) - 1)
   pts <- rbind(c(0.1, 0.5), c(-0.4, 1))
+  # rstanarm's defaults: normal(0, 2.5) on the centred intercept and
+  # normal(0, 2.5 / sd(x1)) on the coefficient
   ref <- apply(pts, 1, function(th) {
-    sum(dbinom(d$s, d$n, plogis(th[1] + th[2] * d$x1 + log(d$t) - 1), log = TRUE)) +
-      dnorm(th[1], 0, 10, log = TRUE) + dnorm(th[2], 0, 2.5, log = TRUE)
+    sum(dbinom(d$s, d$n, plogis(th[1] + th[2] * (d$x1 - mean(d$x1)) + log(d$t) - 1),
+               log = TRUE)) +
+      dnorm(th[1], 0, 2.5, log = TRUE) + dnorm(th[2], 0, 2.5 / sd(d$x1), log = TRUE)
   })
   ours <- model_log_density(m, pts, backend = "cpu")
   expect_equal(ours - ours[1], ref - ref[1], tolerance = 1e-9)

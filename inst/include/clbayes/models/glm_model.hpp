@@ -6,8 +6,10 @@
 // group-level terms Z b in the linear predictor (group_effects.hpp). A point
 // (one row of the batch) lays the parameters out as
 //   [alpha (1, none without an intercept, C for categorical_logit, none for
-//    ordered_logistic), beta (k, or k x C column-major), sigma | phi |
-//    cuts (K - 1), the group-level block (z, then each term's covariance
+//    ordered_logistic), beta (k, or k x C column-major; under the
+//    regularised horseshoe its z, from which beta is made: horseshoe.hpp),
+//    sigma | phi | cuts (K - 1), the horseshoe's block (global, local,
+//    caux), the group-level block (z, then each term's covariance
 //    parameters; multilevel models of the four scalar families only)].
 // Outside the support (sigma or phi <= 0, cuts not increasing, a value not
 // finite) the log density is -Inf. The four families with one linear
@@ -20,6 +22,7 @@
 #include <clbayes/glm/glm_lp.hpp>
 #include <clbayes/mcmc/evaluator.hpp>
 #include <clbayes/models/group_effects.hpp>
+#include <clbayes/models/horseshoe.hpp>
 #include <clbayes/models/priors.hpp>
 
 #include <cmath>
@@ -37,12 +40,14 @@ class glm_evaluator : public mcmc::fused_gradient_evaluator {
    *  (families with one linear predictor; alpha = 0 otherwise;
    *  categorical_logit always has its C intercepts). `priors`
    *  has one prior per parameter. `data` is borrowed and must outlive the
-   *  evaluator, as must the arrays `groups` points to. */
+   *  evaluator, as must the arrays `groups` points to. `hs`: the
+   *  regularised horseshoe on the coefficients (families with one linear
+   *  predictor; empty for none). */
   glm_evaluator(const glm::glm_data& data, glm::family fam, glm::link lk, int n_categories,
                 bool has_intercept, prior_set priors, bool use_device,
-                group_effects groups = {})
+                group_effects groups = {}, horseshoe hs = {})
       : data_(data), fam_(fam), lk_(lk), priors_(std::move(priors)), use_device_(use_device),
-        groups_(std::move(groups)) {
+        groups_(std::move(groups)), hs_(hs) {
     const bool cat = fam == glm::family::categorical_logit;
     const bool ord = fam == glm::family::ordered_logistic;
     if ((cat || ord) && n_categories < 2)
@@ -55,6 +60,16 @@ class glm_evaluator : public mcmc::fused_gradient_evaluator {
       throw invalid_argument("family", "has no multilevel form: group-level terms are for "
                                        "the gaussian, binomial, poisson and negative "
                                        "binomial families");
+    if (!hs_.empty()) {
+      hs_.check();
+      if (!glm::has_batched_form(fam))
+        throw invalid_argument("prior", "hs() is for families with one linear predictor");
+      if (hs_.k != data_.k)
+        throw invalid_argument("prior", "hs() must cover every coefficient (" +
+                                            std::to_string(data_.k) + "), not " +
+                                            std::to_string(hs_.k));
+      hs_.sigma_scaled = fam == glm::family::normal_id;
+    }
     if (priors_.size() != dim())
       throw invalid_argument("prior", "must give one prior per parameter (" +
                                           std::to_string(dim()) + "), not " +
@@ -63,6 +78,20 @@ class glm_evaluator : public mcmc::fused_gradient_evaluator {
 
   /** Parameters per point. */
   int dim() const { return first_group() + groups_.dim(); }
+
+  /** The coefficients beta (k) at each row of `points`: the point's own,
+   *  or under the horseshoe those made from its z and block. */
+  Eigen::MatrixXd coefficients(const Eigen::MatrixXd& points) const {
+    const int k = data_.k * n_eta_;
+    Eigen::MatrixXd out(points.rows(), k);
+    Eigen::VectorXd theta, beta(k);
+    for (Eigen::Index r = 0; r < points.rows(); ++r) {
+      theta = points.row(r).transpose();
+      beta_of(theta.data(), beta.data());
+      out.row(r) = beta.transpose();
+    }
+    return out;
+  }
 
   /** b and each term's Sigma (lower triangles) at each row of `points`:
    *  the multilevel model's reported quantities (rstanarm's b[...] and
@@ -115,16 +144,28 @@ class glm_evaluator : public mcmc::fused_gradient_evaluator {
 
   // The first parameter of the group-level block; the residual sd that
   // scales a gaussian model's group covariances (1 for other families).
-  int first_group() const { return n_alpha_ + data_.k * n_eta_ + n_extra_; }
+  int first_hs() const { return n_alpha_ + data_.k * n_eta_ + n_extra_; }
+  int first_group() const { return first_hs() + hs_.dim(); }
   double sigma_of(const double* theta) const { return group_scale(theta[n_alpha_ + data_.k]); }
   // The scale of the group covariances given the point's extra parameter.
   double group_scale(double extra) const {
     return fam_ == glm::family::normal_id ? extra : 1.0;
   }
 
+  // beta of the point `theta` (its own, or made by the horseshoe).
+  void beta_of(const double* theta, double* beta) const {
+    const int k = data_.k * n_eta_;
+    if (hs_.empty()) {
+      for (int j = 0; j < k; ++j) beta[j] = theta[n_alpha_ + j];
+    } else {
+      hs_.coefficients(theta + n_alpha_, theta + first_hs(), sigma_of(theta), beta);
+    }
+  }
+
   bool in_support(const double* theta) const {
     for (int j = 0; j < first_group(); ++j)
       if (!std::isfinite(theta[j])) return false;
+    if (!hs_.in_support(theta + first_hs())) return false;
     if (!groups_.in_support(theta + first_group())) return false;
     const int first = n_alpha_ + data_.k * n_eta_;
     if (fam_ == glm::family::ordered_logistic) {
@@ -147,7 +188,7 @@ class glm_evaluator : public mcmc::fused_gradient_evaluator {
     for (int j = 0; j < P; ++j) {
       const double* theta = theta_.col(inside[j]).data();
       if (n_alpha_ == 1) alpha[j] = theta[0];
-      beta.col(j) = Eigen::Map<const Eigen::VectorXd>(theta + n_alpha_, k);
+      beta_of(theta, beta.col(j).data());
       if (n_extra_ == 1) extra[j] = theta[n_alpha_ + k];
     }
     glm::glm_batch_params p;
@@ -176,8 +217,19 @@ class glm_evaluator : public mcmc::fused_gradient_evaluator {
       out[r] += res.value[j];
       if (grad == nullptr) continue;
       if (n_alpha_ == 1) (*grad)(r, 0) += res.d_alpha[j];
-      grad->row(r).segment(n_alpha_, k) += res.d_beta.col(j).transpose();
       double d_extra = n_extra_ == 1 ? res.d_extra[j] : 0.0;
+      if (hs_.empty()) {
+        grad->row(r).segment(n_alpha_, k) += res.d_beta.col(j).transpose();
+      } else {
+        const double* theta = theta_.col(r).data();
+        d_z_.setZero(k);
+        d_hs_.setZero(hs_.dim());
+        hs_.chain_rule(theta + n_alpha_, theta + first_hs(), sigma_of(theta),
+                       res.d_beta.col(j).data(), d_z_.data(), d_hs_.data(),
+                       n_extra_ == 1 ? &d_extra : nullptr);
+        grad->row(r).segment(n_alpha_, k) += d_z_.transpose();
+        grad->row(r).segment(first_hs(), hs_.dim()) += d_hs_.transpose();
+      }
       if (!groups_.empty())
         groups_.chain_rule(theta_.col(r).data() + first_group(), group_scale(extra[j]),
                            res.d_b.col(j).data(), d_block_.col(j).data(),
@@ -223,10 +275,12 @@ class glm_evaluator : public mcmc::fused_gradient_evaluator {
   prior_set priors_;
   bool use_device_;
   group_effects groups_;
+  horseshoe hs_;
   // Workspaces, kept between calls: the points as columns, the group-level
   // effects b and their block's gradients (dim x P each for a multilevel
   // model with 10^4 groups: 2.5 MB that would otherwise be mapped afresh).
   mutable Eigen::MatrixXd theta_, b_, d_block_;
+  mutable Eigen::VectorXd d_z_, d_hs_;
   int n_alpha_ = 0;
   int n_eta_ = 1;
   int n_extra_ = 0;

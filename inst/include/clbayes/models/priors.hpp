@@ -5,10 +5,12 @@
 // their log densities and gradients evaluated for a whole batch of points
 // (one point per row) column by column. The distributions are rstanarm's:
 // normal(location, scale), student_t(df, location, scale) (a Cauchy is a
-// Student-t with df = 1), exponential(rate) (stored as its scale 1 / rate),
-// and flat (no term); and, for the covariance parameters of multilevel
-// models (group_covariance.hpp), gamma(shape, scale) and beta(shape,
-// shape2). A prior on a positive parameter (sigma, phi) is the
+// Student-t with df = 1), laplace(location, scale) (Stan's
+// double_exponential), exponential(rate) (stored as its scale 1 / rate),
+// and flat (no term); for the covariance parameters of multilevel models
+// (group_covariance.hpp), gamma(shape, scale) and beta(shape, shape2); and
+// for the regularised horseshoe's hyperparameters (horseshoe.hpp),
+// inv_gamma(shape, scale). A prior on a positive parameter (sigma, phi) is the
 // half (truncated at zero) distribution: the truncation changes the density
 // by a constant, and the model gives -Inf at values <= 0, so the same
 // formulas serve. Densities keep their normalising constants.
@@ -24,11 +26,11 @@ namespace clbayes {
 namespace models {
 
 enum class prior_family { flat = 0, normal = 1, student_t = 2, exponential = 3, gamma = 4,
-                          beta = 5 };
+                          beta = 5, laplace = 6, inv_gamma = 7 };
 
-/** The prior of one parameter. `location` is unused by exponential, gamma
- *  and beta; `shape` is gamma's and beta's first shape, `shape2` beta's
- *  second (beta ignores `scale`). */
+/** The prior of one parameter. `location` is unused by exponential, gamma,
+ *  beta and inv_gamma; `shape` is gamma's, inv_gamma's and beta's first
+ *  shape, `shape2` beta's second (beta ignores `scale`). */
 struct scalar_prior {
   prior_family fam = prior_family::flat;
   double df = 1;
@@ -47,7 +49,8 @@ inline void check_prior(const scalar_prior& p, const std::string& arg) {
   if (!std::isfinite(p.location)) throw invalid_argument(arg, "must have a finite location");
   if (p.fam == prior_family::student_t && (!(p.df > 0) || !std::isfinite(p.df)))
     throw invalid_argument(arg, "must have positive, finite degrees of freedom");
-  if ((p.fam == prior_family::gamma || p.fam == prior_family::beta) &&
+  if ((p.fam == prior_family::gamma || p.fam == prior_family::beta ||
+       p.fam == prior_family::inv_gamma) &&
       (!(p.shape > 0) || !std::isfinite(p.shape) || !(p.shape2 > 0) || !std::isfinite(p.shape2)))
     throw invalid_argument(arg, "must have positive, finite shapes");
 }
@@ -70,6 +73,17 @@ inline double prior_lpdf(const scalar_prior& p, double v, double& grad) {
       return std::lgamma(0.5 * (p.df + 1)) - std::lgamma(0.5 * p.df) -
              0.5 * (std::log(p.df) + log_pi) - std::log(p.scale) - 0.5 * (p.df + 1) * std::log(q);
     }
+    case prior_family::laplace: {
+      const double z = (v - p.location) / p.scale;
+      // the kink at the location: either one-sided derivative is a valid
+      // subgradient; 0 there, as Stan's double_exponential_lpdf gives
+      grad = z > 0 ? -1 / p.scale : (z < 0 ? 1 / p.scale : 0.0);
+      return -std::fabs(z) - std::log(2 * p.scale);
+    }
+    case prior_family::inv_gamma:
+      grad = -(p.shape + 1) / v + p.scale / (v * v);
+      return p.shape * std::log(p.scale) - std::lgamma(p.shape) - (p.shape + 1) * std::log(v) -
+             p.scale / v;
     case prior_family::exponential:
       grad = -1 / p.scale;
       return -std::log(p.scale) - v / p.scale;
