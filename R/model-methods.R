@@ -1,25 +1,7 @@
 # After the fit of a glm_model() / lm_model(): point estimates, predictions
 # and point-wise log-likelihoods from the draws, computed in R from the
 # model's design matrix (rstanarm's coef, predict, posterior_predict and
-# log_lik).
-
-#' Draws of the posterior predictive distribution
-#'
-#' `posterior_predict()` and `log_lik()` are generics of this package with
-#' the names and arguments of rstantools' generics (clbayes does not depend
-#' on rstantools; when rstanarm or rstantools is attached after clbayes,
-#' call `clbayes::posterior_predict()` / `clbayes::log_lik()`).
-#'
-#' @param object A `clbayes_fit` of a [glm_model()] or formula [lm_model()].
-#' @param ... Unused.
-#' @return See the methods: [posterior_predict.clbayes_fit()],
-#'   [log_lik.clbayes_fit()].
-#' @export
-posterior_predict <- function(object, ...) UseMethod("posterior_predict")
-
-#' @rdname posterior_predict
-#' @export
-log_lik <- function(object, ...) UseMethod("log_lik")
+# log_lik; the generics are rstantools', see R/rstantools-methods.R).
 
 #' Point estimates, predictions and log-likelihoods of a model's fit
 #'
@@ -77,6 +59,7 @@ log_lik <- function(object, ...) UseMethod("log_lik")
 #' dim(posterior_predict(fit, draws = 50))
 #' dim(log_lik(fit))
 #' @importFrom stats coef predict
+#' @importFrom rstantools posterior_predict log_lik
 #' @name model-methods
 NULL
 
