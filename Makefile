@@ -7,7 +7,7 @@ TARBALL := $(PKG)_$(VERSION).tar.gz
 APT_PACKAGES := pocl-opencl-icd ocl-icd-opencl-dev opencl-clhpp-headers clinfo pandoc
 # TMB and RTMB (R/tape.R: R densities taped for their gradients) come from CRAN,
 # built as C++17: tools/install-r-deps.R says why.
-R_PACKAGES := Rcpp RcppEigen roxygen2 knitr rmarkdown coda posterior testthat cli processx callr future progressr nlme lme4 TMB RTMB rstantools loo bayesplot rstanarm
+R_PACKAGES := Rcpp RcppEigen roxygen2 knitr rmarkdown coda posterior testthat cli processx callr future progressr nlme lme4 TMB RTMB rstantools loo bayesplot rstanarm digest
 # The package's C++ files compile in parallel, one per core (R CMD INSTALL
 # passes MAKEFLAGS to its make): a cold install took 4 min 58 s on one core
 # of the 2-core dev machine and 2 min 36 s on both.

@@ -112,10 +112,9 @@
 # R-hat above 1.05; bulk or tail ESS below 100 per chain. The ESS bound is
 # capped at 400, rstan's figure for its default 4 chains, because the
 # many-chain defaults keep about 4000 draws whatever the number of chains
-# (64 chains of 63 draws could never reach 100 per chain). Off with
-# options(clbayes.check_convergence = FALSE).
+# (64 chains of 63 draws could never reach 100 per chain). The R-hat and
+# ESS warnings are off with options(clbayes.check_convergence = FALSE).
 sampler_warnings <- function(fit) {
-  if (!isTRUE(getOption("clbayes.check_convergence", TRUE))) return(invisible())
   n_div <- sum(fit$n_divergent %||% 0)
   if (n_div > 0) {
     warning("There were ", n_div, " divergent transitions after warmup. See\n",
@@ -135,6 +134,7 @@ sampler_warnings <- function(fit) {
               call. = FALSE)
     }
   }
+  if (!isTRUE(getOption("clbayes.check_convergence", TRUE))) return(invisible())
   d <- fit$draws
   chains <- dim(d)[2L]
   per <- lapply(seq_len(dim(d)[3L]), function(j) matrix(d[, , j], dim(d)[1L], chains))

@@ -123,14 +123,31 @@ loo.clbayes_fit <- function(x, ..., cores = getOption("mc.cores", 1), save_psis 
   out <- loo::loo(ll, r_eff = fit_relative_eff(x, ll, cores), cores = cores,
                   save_psis = save_psis)
   attr(out, "model_name") <- deparse1(substitute(x))
+  attr(out, "yhash") <- fit_yhash(x)
   out
+}
+
+# rstanarm's hash of the response (its hash_y(): digest::sha1 of the
+# response as model.response() gives it, attributes dropped), so that
+# loo_compare() of a clbayes and an rstanarm fit of the same data does not
+# warn that the responses differ; NULL without digest.
+fit_yhash <- function(fit) {
+  if (!requireNamespace("digest", quietly = TRUE)) return(NULL)
+  m <- fit$model
+  y <- if (!is.null(m$formula) && !is.null(m$call$data)) {
+    tryCatch(stats::model.response(model.frame(fit)), error = function(e) m$y)
+  } else m$y
+  attributes(y) <- NULL
+  digest::sha1(x = y)
 }
 
 #' @rdname draws-methods
 #' @exportS3Method loo::waic
 waic.clbayes_fit <- function(x, ...) {
   check_no_dots(...)
-  loo::waic(log_lik(x))
+  out <- loo::waic(log_lik(x))
+  attr(out, "yhash") <- fit_yhash(x)
+  out
 }
 
 #' @rdname draws-methods
@@ -181,7 +198,7 @@ kfold.clbayes_fit <- function(x, K = 10, ..., folds = NULL, cores = 1) {
   se <- sqrt(n * stats::var(elpd)) * c(1, NA, 2)
   structure(list(estimates = cbind(Estimate = est, SE = se),
                  pointwise = cbind(elpd_kfold = elpd)),
-            K = K, class = c("kfold", "loo"))
+            K = K, yhash = fit_yhash(x), class = c("kfold", "loo"))
 }
 
 #' @rdname draws-methods
