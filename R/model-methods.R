@@ -43,7 +43,10 @@
 #'   does.
 #' @param draws The number of draws to use (a random subset), or `NULL` for
 #'   all.
-#' @param ... Unused.
+#' @param se.fit,interval `predict()`: must be `FALSE` and `"none"` (the
+#'   error says which function gives the posterior sd or the intervals:
+#'   [posterior_linpred()], [predictive_interval()]).
+#' @param ... Unused; an argument given here is an error.
 #' @return `coef()`: a named vector. `predict()`: a vector. The others: a
 #'   matrix, draws x observations.
 #' @examples
@@ -66,6 +69,7 @@ NULL
 #' @rdname model-methods
 #' @export
 coef.clbayes_fit <- function(object, ...) {
+  check_no_dots(...)
   if (inherits(object$model, "clbayes_glmer_model")) return(multilevel_coef(object))
   draws <- fit_draws(object)
   keep <- if (inherits(object$model, "clbayes_glm_model"))
@@ -76,8 +80,19 @@ coef.clbayes_fit <- function(object, ...) {
 #' @rdname model-methods
 #' @export
 predict.clbayes_fit <- function(object, newdata = NULL, type = c("link", "response"),
-                                offset = NULL, re.form = NULL, ...) {
+                                offset = NULL, re.form = NULL, se.fit = FALSE,
+                                interval = "none", ...) {
+  check_no_dots(...)
   type <- check_choice(type, c("link", "response"), "type")
+  if (!isFALSE(se.fit)) {
+    stop("`se.fit` must be FALSE: for the posterior sd of the linear predictor use ",
+         "apply(posterior_linpred(fit), 2, sd)", call. = FALSE)
+  }
+  if (!identical(interval, "none")) {
+    stop("`interval` must be \"none\": for intervals use predictive_interval(fit) ",
+         "(new observations) or posterior_interval(posterior_epred(fit)) (the mean)",
+         call. = FALSE)
+  }
   eta <- fit_linear_predictor(object, fit_draws(object),
                               fit_rows(object, newdata, offset, re.form = re.form))
   mu <- if (type == "link") eta else model_inverse_link(object$model, eta)
@@ -88,6 +103,7 @@ predict.clbayes_fit <- function(object, newdata = NULL, type = c("link", "respon
 #' @export
 posterior_predict.clbayes_fit <- function(object, newdata = NULL, draws = NULL,
                                           offset = NULL, re.form = NULL, ...) {
+  check_no_dots(...)
   d <- fit_draws(object, draws)
   # a binomial model with trials takes each new row's trials from its response
   rows <- fit_rows(object, newdata, offset, trials = TRUE, re.form = re.form)
@@ -106,6 +122,7 @@ posterior_predict.clbayes_fit <- function(object, newdata = NULL, draws = NULL,
 #' @rdname model-methods
 #' @export
 log_lik.clbayes_fit <- function(object, newdata = NULL, offset = NULL, re.form = NULL, ...) {
+  check_no_dots(...)
   d <- fit_draws(object)
   rows <- fit_rows(object, newdata, offset, response = TRUE, re.form = re.form)
   eta <- fit_linear_predictor(object, d, rows)
