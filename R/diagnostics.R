@@ -162,7 +162,10 @@ sampler_warnings <- function(fit) {
 }
 
 # Transitions after warmup (iterations x chains, thinned ones included)
-# whose trajectory the cap `max_leapfrog` cut.
+# whose trajectory the cap `max_leapfrog` cut. (The engine also keeps the
+# ChEES length at most step size x max_leapfrog while it adapts, so after
+# warmup this is rare; whether that clamp held the length back in warmup
+# is not recorded.)
 hmc_capped_transitions <- function(fit) {
   its <- seq_len(fit$n_iter %||% dim(fit$draws)[1L])
   sum(hmc_iteration_params(fit, its)$capped)

@@ -37,10 +37,22 @@
 #' A trajectory whose energy error exceeds 1000 or becomes non-finite (as in
 #' Stan) is divergent: that chain stops moving for the rest of the
 #' trajectory and its proposal is rejected. Divergences after warmup are
-#' counted per chain (`n_divergent`) and reported with a warning; they mean
+#' counted per chain (`n_divergent`) and reported with rstan's warning
+#' (see "Warnings at the end of a run"); they mean
 #' that the draws may miss part of the posterior (a funnel, a hard
 #' boundary), and a higher `adapt_delta` (a smaller step size) or a
 #' reparameterisation may help.
+#'
+#' @section Warnings at the end of a run:
+#' As rstan's, with its wording and thresholds, for both samplers (one
+#' function, `R/diagnostics.R`): divergent transitions after warmup;
+#' transitions after warmup cut by `max_leapfrog` (the counterpart of
+#' NUTS's `max_treedepth`); split R-hat above 1.05; bulk or tail ESS below
+#' 100 per chain, at most 400 (rstan's bound for its 4 chains: the
+#' defaults keep about 4000 draws whatever the number of chains, so 100 per
+#' chain of 16 or 64 chains would flag every run).
+#' `options(clbayes.check_convergence = FALSE)` turns the R-hat and ESS
+#' warnings off (not those on divergences and the cap).
 #'
 #' @section Gradients and bounds:
 #' For an R function, `gradient(points, ...)` must return a matrix with

@@ -142,6 +142,12 @@
 #' handlers are on (e.g. `progressr::handlers(global = TRUE)`), as future
 #' packages do. See `vignette("getting-started")`.
 #'
+#' @section Warnings at the end of a run:
+#' As rstan's and [hmc_sample_mv()]'s (see its section of this name):
+#' split R-hat above 1.05 and bulk or tail ESS below 100 per chain (at most
+#' 400), with rstan's wording; besides, chains that disagree at the end of
+#' warmup and updates stuck at the shrinkage limit (below).
+#'
 #' @section Guards:
 #' A log density that is `NaN` (or `NA`) is read as `-Inf` (outside the
 #' support) and counted (`n_nan` in the fit), with a warning at the end; if
