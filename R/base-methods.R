@@ -119,9 +119,13 @@ residuals.clbayes_fit <- function(object, type = "response", ...) {
   stats::setNames(y - fitted(object), fit_row_names(object))
 }
 
+# The names of the model's rows: the data's row names (rows dropped by
+# na.action left out), else 1, 2, ...
 fit_row_names <- function(object) {
-  rn <- rownames(object$model$x)
-  if (is.null(rn)) as.character(seq_len(nrow(object$model$x))) else rn
+  n <- nrow(object$model$x)
+  rn <- rownames(object$model$x) %||%
+    tryCatch(rownames(model.frame(object)), error = function(e) NULL)
+  if (length(rn) == n) rn else as.character(seq_len(n))
 }
 
 # The coefficients' names: the fixed effects, without sigma / phi and the

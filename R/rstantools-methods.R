@@ -252,8 +252,8 @@ r2_family <- function(object, what) {
     switch(m$family, normal_id = "gaussian", bernoulli_logit = "binomial", m$family)
   } else ""
   if (!fam %in% c("gaussian", "binomial")) {
-    stop(sprintf("%s() is for fits of gaussian and binomial glm_model() / lm_model(), as ",
-                 "rstanarm's", what), call. = FALSE)
+    stop(sprintf(paste0("%s() is for fits of gaussian and binomial glm_model() / ",
+                        "lm_model(), as rstanarm's"), what), call. = FALSE)
   }
   fam
 }
