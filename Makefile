@@ -49,12 +49,17 @@ build: setup docs
 install: build
 	$(RCMD) INSTALL $(TARBALL)
 
-## demo: the main job, on the default device (GPU, PoCL or the CPU path);
-## the package is built without its vignettes to get there quickly
+## demo: the main job, on the default device (GPU, PoCL or the CPU path).
+## The package is installed without its vignettes and the demo runs at
+## once; then the vignettes are built (knitted against that installed
+## package, about 4 min on the 2-core dev machine) and installed beside
+## it, so that vignette("getting-started", package = "clbayes") works,
+## with no second compile.
 demo: setup docs
 	$(RCMD) build --no-build-vignettes .
 	$(RCMD) INSTALL $(TARBALL)
 	$(RSCRIPT) demo/clbayes.R
+	$(RSCRIPT) tools/install-vignettes.R
 
 ## check: docs up to date, R CMD build, R CMD check --no-manual; fails on ERROR or WARNING
 check: build
