@@ -27,7 +27,8 @@
 #' * `logLik()` is an error: a fit has no maximum likelihood; use
 #'   [log_lik()] or `loo()`.
 #'
-#' @param x,object A `clbayes_fit`.
+#' @param x,object,formula A `clbayes_fit` (`formula` for `model.frame()`,
+#'   whose generic names its argument so).
 #' @param pars,regex_pars Variables by name, or by regular expression;
 #'   `NULL` for all.
 #' @param type `"response"` (the only type, as rstanarm).

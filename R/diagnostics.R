@@ -4,7 +4,8 @@
 # (the larger of the bulk and the folded tail versions), bulk ESS on
 # rank-normalised split chains and tail ESS from the 5% and 95% quantile
 # indicators, the autocorrelations summed with Geyer's initial monotone
-# sequence. Each takes an iteration x chain matrix of one variable.
+# sequence. Each takes an iteration x chain matrix of one variable. Below
+# them, the warnings both samplers give at the end of a run.
 
 # Each chain cut into its two halves (the middle draw of an odd count is
 # dropped).
@@ -169,4 +170,30 @@ sampler_warnings <- function(fit) {
 hmc_capped_transitions <- function(fit) {
   its <- seq_len(fit$n_iter %||% dim(fit$draws)[1L])
   sum(hmc_iteration_params(fit, its)$capped)
+}
+
+# What a slice run says about itself besides sampler_warnings(): chains that disagree at the end of
+# warmup, updates stuck at the shrinkage limit (a funnel's neck or a
+# density with no mass near the chain); R-hat and ESS of the kept draws
+# are sampler_warnings()'s.
+slice_warnings <- function(res, warmup, warmup_extend, vars) {
+  if (isTRUE(res$warmup_rhat > 1.1)) {
+    warning(sprintf(paste0("the chains disagree at the end of warmup (split R-hat ",
+                           "%.3g in its second half%s): the draws may not be from ",
+                           "the target; increase `warmup`%s"),
+                    res$warmup_rhat,
+                    if (warmup_extend > 0) sprintf(", after %d iterations", warmup)
+                    else "",
+                    if (warmup_extend == 0) " or set `warmup_extend`" else
+                      " or `warmup_extend`, or reparameterise"),
+            call. = FALSE)
+  }
+  if (res$n_stuck > 0) {
+    warning(sprintf(paste0("%.0f updates found no point of their slice after %d ",
+                           "shrinkage rounds and kept their point: the density ",
+                           "changes scale sharply where the chains went (e.g. a ",
+                           "funnel's neck); the draws may be biased there: ",
+                           "reparameterise (e.g. non-centred)"),
+                    res$n_stuck, 200L), call. = FALSE)
+  }
 }

@@ -172,7 +172,7 @@ loo_compare.clbayes_fit <- function(x, ..., criterion = c("loo", "waic")) {
 
 #' @rdname draws-methods
 #' @exportS3Method loo::kfold
-kfold.clbayes_fit <- function(x, K = 10, ..., folds = NULL, cores = 1) {
+kfold.clbayes_fit <- function(x, K = 10, ..., folds = NULL) {
   y <- fit_rows(x, NULL, NULL)  # a model fit, or an error saying so
   data <- fit_data(x)
   n <- nrow(data)
