@@ -37,8 +37,7 @@
 #' @name clbayes_fit
 #' @examples
 #' ld <- function(x) -0.5 * rowSums(x^2)
-#' fit <- slice_sample_mv(ld, init = c(0, 0), n_iter = 100, width = 2,
-#'                        chains = 2, seed = 3)
+#' fit <- slice_sample_mv(ld, init = c(0, 0), chains = 4, seed = 3)
 #' summary(fit)
 #' dim(as.array(fit))
 #' head(as.data.frame(fit))

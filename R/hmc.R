@@ -213,7 +213,7 @@
 #' ld <- function(x) -0.5 * rowSums((x %*% prec) * x)
 #' gr <- function(x) -x %*% prec
 #' fit <- hmc_sample_mv(ld, init = c(a = 0, b = 0), gradient = gr,
-#'                      n_iter = 200, warmup = 200, chains = 4, seed = 1)
+#'                      iter = 1000, chains = 4, seed = 1)
 #' fit$step_size
 #' summary(fit)
 #'

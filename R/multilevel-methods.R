@@ -29,8 +29,7 @@
 #' if (requireNamespace("lme4", quietly = TRUE)) {
 #'   data(sleepstudy, package = "lme4")
 #'   m <- lm_model(Reaction ~ Days + (Days | Subject), sleepstudy)
-#'   fit <- hmc_sample_mv(m, n_iter = 100, warmup = 150, chains = 4, seed = 1,
-#'                        backend = "cpu")
+#'   fit <- hmc_sample_mv(m, iter = 1000, chains = 4, seed = 1, backend = "cpu")
 #'   fixef(fit)
 #'   head(ranef(fit)$Subject)
 #'   VarCorr(fit)
