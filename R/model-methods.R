@@ -43,6 +43,10 @@
 #'   does.
 #' @param draws The number of draws to use (a random subset), or `NULL` for
 #'   all.
+#' @param fun `NULL`, or a function applied to `posterior_predict()`'s
+#'   draws (as rstanarm's, e.g. `exp`).
+#' @param seed `NULL`, or a seed for [set.seed()] before the draws are
+#'   made (as rstanarm's).
 #' @param se.fit,interval `predict()`: must be `FALSE` and `"none"` (the
 #'   error says which function gives the posterior sd or the intervals:
 #'   [posterior_linpred()], [predictive_interval()]).
@@ -102,8 +106,15 @@ predict.clbayes_fit <- function(object, newdata = NULL, type = c("link", "respon
 #' @rdname model-methods
 #' @export
 posterior_predict.clbayes_fit <- function(object, newdata = NULL, draws = NULL,
-                                          offset = NULL, re.form = NULL, ...) {
+                                          offset = NULL, re.form = NULL, fun = NULL,
+                                          seed = NULL, ...) {
   check_no_dots(...)
+  if (!is.null(seed)) set.seed(check_seed(seed))
+  if (!is.null(fun)) {
+    fun <- match.fun(fun)
+    return(fun(posterior_predict(object, newdata = newdata, draws = draws, offset = offset,
+                                 re.form = re.form)))
+  }
   d <- fit_draws(object, draws)
   # a binomial model with trials takes each new row's trials from its response
   rows <- fit_rows(object, newdata, offset, trials = TRUE, re.form = re.form)
