@@ -273,8 +273,13 @@ hmc_iteration_params <- function(fit, its = NULL) {
   d <- dim(fit$draws)
   m <- d[2L]
   group <- fit$chain_group %||% rep(1L, m)
-  eps <- rep_len(fit$step_size, max(group))[group]
-  len <- rep_len(fit$trajectory_length, max(group))[group]
+  # each chain group adapted its own step size and length (fit$groups)
+  per_group <- function(field) {
+    g <- vapply(fit$groups %||% list(), function(x) x[[field]] %||% NA_real_, 0)
+    if (length(g) == max(group) && !anyNA(g)) g else rep_len(fit[[field]], max(group))
+  }
+  eps <- per_group("step_size")[group]
+  len <- per_group("trajectory_length")[group]
   warmup <- rep_len(fit$warmup_total %||% fit$warmup, 1L)
   thin <- fit$thin %||% 1L
   # the kept iterations after warmup (1-based), or `its`

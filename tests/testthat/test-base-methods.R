@@ -87,6 +87,9 @@ test_that("rstantools' methods: linpred, epred, intervals, R2, priors", {
                         function(x) -x, iter = 200, chains = 4, seed = 1)
   expect_equal(dim(posterior_interval(f_fn)), c(2L, 2L))
   expect_error(prior_summary(f_fn), "fit of an R function")
+  f_fn2 <- update(f_fn, seed = 2)  # the sampler's call again, with a new seed
+  expect_equal(dim(f_fn2$draws), dim(f_fn$draws))
+  expect_false(identical(f_fn2$draws, f_fn$draws))
   expect_error(nobs(f_fn), "fit of an R function")
   expect_error(fitted(f_fn), "must be a fit of glm_model")
   pois <- glm_model(count ~ spray, InsectSprays, family = poisson())

@@ -84,6 +84,14 @@ test_that("nuts_params() rebuilds the engine's leapfrog steps; the trajectory ca
   steps <- clbayes:::hmc_iteration_params(f)$n_leapfrog
   expect_equal(dim(steps), c(100, 4))
   expect_equal(sum(steps[, 1]), f$n_leapfrog - f$n_leapfrog_warmup)
+  # chain groups adapt on their own: each group's steps by its own settings
+  g2 <- hmc_sample_mv(ld, c(0, 0), gr, n_iter = 100, warmup = 100, chains = 8,
+                      chain_groups = 2, seed = 8)
+  steps2 <- clbayes:::hmc_iteration_params(g2)$n_leapfrog
+  for (g in 1:2) {
+    expect_equal(sum(steps2[, 4 * g]),
+                 g2$groups[[g]]$n_leapfrog - g2$groups[[g]]$n_leapfrog_warmup)
+  }
   if (requireNamespace("bayesplot", quietly = TRUE)) {
     np <- bayesplot::nuts_params(f)
     expect_identical(levels(np$Parameter), c("stepsize__", "n_leapfrog__"))
