@@ -28,7 +28,8 @@
 #'   3 decimals, ESS as whole numbers).
 #' @param variables Names (or indices) of the variables to plot; all by
 #'   default.
-#' @param ... Unused.
+#' @param ... Unused; an argument given here is an error (`as.data.frame()`
+#'   ignores the arguments R's generic passes).
 #' @return `summary()`: a data frame of class `clbayes_fit_summary`, one row
 #'   per variable. `as.array()`: the draws array. `as.data.frame()`: columns
 #'   `.chain`, `.iteration` and one per variable. `as.mcmc.list()`: a coda
@@ -210,6 +211,7 @@ time_split <- function(time) {
 #' @rdname clbayes_fit
 #' @export
 plot.clbayes_fit <- function(x, variables = NULL, ...) {
+  check_no_dots(...)
   d <- x$draws
   vars <- dimnames(d)[[3L]]
   if (is.null(variables)) variables <- vars
@@ -230,7 +232,10 @@ plot.clbayes_fit <- function(x, variables = NULL, ...) {
 
 #' @rdname clbayes_fit
 #' @export
-as.array.clbayes_fit <- function(x, ...) x$draws
+as.array.clbayes_fit <- function(x, ...) {
+  check_no_dots(...)
+  x$draws
+}
 
 #' @rdname clbayes_fit
 #' @export
