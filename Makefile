@@ -8,7 +8,7 @@ APT_PACKAGES := pocl-opencl-icd ocl-icd-opencl-dev opencl-clhpp-headers clinfo p
 # rstanarm (Debian's r-cran-rstanarm, precompiled): the references of the priors' tests.
 # TMB and RTMB (R/tape.R: R densities taped for their gradients) come from CRAN,
 # built as C++17: tools/install-r-deps.R says why.
-R_PACKAGES := Rcpp RcppEigen roxygen2 knitr rmarkdown coda posterior testthat cli processx callr future progressr nlme lme4 rstanarm TMB RTMB
+R_PACKAGES := Rcpp RcppEigen roxygen2 knitr rmarkdown coda posterior testthat cli processx callr future progressr nlme lme4 TMB RTMB rstantools loo bayesplot rstanarm digest
 # The package's C++ files compile in parallel, one per core (R CMD INSTALL
 # passes MAKEFLAGS to its make): a cold install took 4 min 58 s on one core
 # of the 2-core dev machine and 2 min 36 s on both.
@@ -50,12 +50,17 @@ build: setup docs
 install: build
 	$(RCMD) INSTALL $(TARBALL)
 
-## demo: the main job, on the default device (GPU, PoCL or the CPU path);
-## the package is built without its vignettes to get there quickly
+## demo: the main job, on the default device (GPU, PoCL or the CPU path).
+## The package is installed without its vignettes and the demo runs at
+## once; then the vignettes are built (knitted against that installed
+## package, about 4 min on the 2-core dev machine) and installed beside
+## it, so that vignette("getting-started", package = "clbayes") works,
+## with no second compile.
 demo: setup docs
 	$(RCMD) build --no-build-vignettes .
 	$(RCMD) INSTALL $(TARBALL)
 	$(RSCRIPT) demo/clbayes.R
+	$(RSCRIPT) tools/install-vignettes.R
 
 ## check: docs up to date, R CMD build, R CMD check --no-manual; fails on ERROR or WARNING
 check: build

@@ -1,32 +1,44 @@
 #' Working with a clbayes_fit
 #'
-#' [slice_sample_mv()] returns a `clbayes_fit`. `summary()` gives per
-#' variable the mean, sd, 5%, 50% and 95% quantiles, the bulk and tail
+#' [slice_sample_mv()] and [hmc_sample_mv()] return a `clbayes_fit`.
+#' `summary()` gives per variable the mean, median, sd, MAD_SD (the scaled
+#' median absolute deviation, as rstanarm), the quantiles `probs`, the bulk
+#' and tail
 #' effective sample sizes and the rank-normalised split R-hat of Vehtari et
 #' al. (2021), and ES/sec (bulk ESS per second of the whole run, warmup
 #' included). `print()` shows it with the run's density evaluations, the
 #' points per call of the density, the time spent inside the density against
 #' the time spent in the sampler, and the smallest ES/s (for HMC fits also the
-#' divergent transitions, step size, gradients and leapfrog steps);
+#' divergent transitions, step size, gradients and leapfrog steps); for a
+#' fit of [glm_model()] or [lm_model()] the table is laid out as rstanarm's
+#' (family, formula, observations, then Median, MAD_SD, ESS and R-hat of
+#' the coefficients and apart of the auxiliary parameters);
 #' `plot()` draws a trace and a density per variable; `as.array()` gives the
 #' draws as an iteration x chain x variable array, `as.data.frame()` one row
-#' per draw. With coda or posterior installed, `coda::as.mcmc.list()` and
-#' `posterior::as_draws_array()` convert the kept draws.
+#' per draw. With coda installed, `coda::as.mcmc.list()` converts the kept
+#' draws; for posterior's formats see [draws-methods], for the draws matrix
+#' [as.matrix.clbayes_fit()].
 #'
 #' @param object,x A `clbayes_fit`.
+#' @param probs The quantiles `summary()` gives, as columns `q5`, `q50`,
+#'   `q95` (for the default `c(0.05, 0.5, 0.95)`), `q2.5`, ...
+#' @param pars,regex_pars Variables by name, or by regular expression; all
+#'   when both are `NULL`.
+#' @param digits Digits of the numbers `print()` shows (R-hat always with
+#'   3 decimals, ESS as whole numbers).
 #' @param variables Names (or indices) of the variables to plot; all by
 #'   default.
-#' @param ... Unused.
+#' @param ... Unused; an argument given here is an error (`as.data.frame()`
+#'   ignores the arguments R's generic passes).
 #' @return `summary()`: a data frame of class `clbayes_fit_summary`, one row
 #'   per variable. `as.array()`: the draws array. `as.data.frame()`: columns
 #'   `.chain`, `.iteration` and one per variable. `as.mcmc.list()`: a coda
-#'   `mcmc.list`. `as_draws_array()`: a posterior `draws_array`. `plot()` and
+#'   `mcmc.list`. `plot()` and
 #'   `print()` return their argument invisibly.
 #' @name clbayes_fit
 #' @examples
 #' ld <- function(x) -0.5 * rowSums(x^2)
-#' fit <- slice_sample_mv(ld, init = c(0, 0), n_iter = 100, width = 2,
-#'                        chains = 2, seed = 3)
+#' fit <- slice_sample_mv(ld, init = c(0, 0), chains = 4, seed = 3)
 #' summary(fit)
 #' dim(as.array(fit))
 #' head(as.data.frame(fit))
@@ -34,18 +46,26 @@ NULL
 
 #' @rdname clbayes_fit
 #' @export
-summary.clbayes_fit <- function(object, ...) {
+summary.clbayes_fit <- function(object, probs = c(0.05, 0.5, 0.95), pars = NULL,
+                                regex_pars = NULL, ...) {
+  check_no_dots(...)
+  if (!is.numeric(probs) || !length(probs) || anyNA(probs) || any(probs < 0 | probs > 1)) {
+    stop("`probs` must be probabilities in [0, 1]", call. = FALSE)
+  }
   d <- object$draws
-  vars <- dimnames(d)[[3L]]
-  per <- lapply(seq_along(vars), function(j) {
-    x <- matrix(d[, , j], dim(d)[1L], dim(d)[2L])
-    q <- stats::quantile(x, c(0.05, 0.5, 0.95), names = FALSE)
+  vars <- select_variables(dimnames(d)[[3L]], pars, regex_pars)
+  qnames <- paste0("q", formatC(100 * probs, format = "fg", digits = 6))
+  qnames <- gsub(" ", "", qnames)
+  per <- lapply(vars, function(v) {
+    x <- matrix(d[, , v], dim(d)[1L], dim(d)[2L])
+    q <- stats::quantile(x, probs, names = FALSE)
     ess_bulk <- .ess_bulk(x)
-    data.frame(variable = vars[j], mean = mean(x), sd = stats::sd(c(x)),
-               q5 = q[1L], q50 = q[2L], q95 = q[3L],
-               ess_bulk = ess_bulk, ess_tail = .ess_tail(x), rhat = .rhat(x),
-               es_per_sec = ess_bulk / object$time[["total"]],
-               stringsAsFactors = FALSE)
+    out <- data.frame(variable = v, mean = mean(x), median = stats::median(x),
+                      sd = stats::sd(c(x)), mad_sd = stats::mad(c(x)),
+                      stringsAsFactors = FALSE)
+    out[qnames] <- as.list(q)
+    cbind(out, data.frame(ess_bulk = ess_bulk, ess_tail = .ess_tail(x), rhat = .rhat(x),
+                          es_per_sec = ess_bulk / object$time[["total"]]))
   })
   out <- do.call(rbind, per)
   rownames(out) <- NULL
@@ -56,21 +76,40 @@ summary.clbayes_fit <- function(object, ...) {
   out
 }
 
+#' @rdname clbayes_fit
 #' @export
 print.clbayes_fit_summary <- function(x, digits = 3, ...) {
+  check_no_dots(...)
   y <- as.data.frame(unclass(x)[names(x)], stringsAsFactors = FALSE)
-  num <- vapply(y, is.numeric, logical(1))
-  y[num] <- lapply(y[num], signif, digits = digits)
-  print(y, row.names = FALSE)
+  print(format_summary(y, digits, signif), row.names = FALSE)
   invisible(x)
+}
+
+# A summary's table for printing: numbers to `digits` (by `round_fun`),
+# ESS as whole numbers, R-hat to 3 decimals.
+format_summary <- function(y, digits, round_fun = round) {
+  for (nm in names(y)) {
+    v <- y[[nm]]
+    if (!is.numeric(v)) next
+    y[[nm]] <- if (nm %in% c("ess_bulk", "ess_tail")) {
+      ifelse(is.na(v), "NA", sprintf("%.0f", v))
+    } else if (nm == "rhat") {
+      ifelse(is.na(v), "NA", sprintf("%.3f", v))
+    } else {
+      format(round_fun(v, digits), nsmall = if (identical(round_fun, round)) digits else 0)
+    }
+  }
+  y
 }
 
 #' @rdname clbayes_fit
 #' @export
-print.clbayes_fit <- function(x, ...) {
+print.clbayes_fit <- function(x, digits = 2, ...) {
+  check_no_dots(...)
   d <- dim(x$draws)
-  cat(sprintf("clbayes_fit: %s, %d chains x %d draws after %d warmup, %d variables\n",
-              sampler_label(x), d[2L], d[1L], x$warmup, d[3L]))
+  cat(sprintf("clbayes_fit: %s, %d chains x %d draws after %d warmup%s, %d variables\n",
+              sampler_label(x), d[2L], d[1L], x$warmup,
+              if (isTRUE(x$thin > 1)) sprintf(" (thin = %d)", x$thin) else "", d[3L]))
   calls <- x$n_calls
   cat(sprintf("%.0f densities in %.0f calls (%.1f points per call)%s\n",
               x$n_evals, calls, if (calls > 0) x$n_evals / calls else NA_real_,
@@ -100,13 +139,53 @@ print.clbayes_fit <- function(x, ...) {
     cat(sprintf("%.0f updates stuck at the shrinkage limit\n", x$n_stuck))
   }
   if (isTRUE(is.finite(x$warmup_rhat))) {
-    cat(sprintf("split R-hat at the end of warmup: %.3g\n", x$warmup_rhat))
+    cat(sprintf("split R-hat at the end of warmup: %.3f\n", x$warmup_rhat))
   }
   s <- summary(x)
-  print(s)
+  if (inherits(x$model, "clbayes_glm_model")) {
+    print_model_table(x, s, digits)
+  } else {
+    print(s, digits = max(digits, 3L))
+  }
   cat(sprintf("min ES/s %.3g (bulk ESS per second of the whole run)\n",
               suppressWarnings(min(s$es_per_sec, na.rm = TRUE))))
   invisible(x)
+}
+
+# rstanarm's layout for a fit of a model: the family, formula and sizes,
+# then Median and MAD_SD (with ESS and R-hat) of the coefficients, the
+# auxiliary parameters and the group-level covariances apart.
+print_model_table <- function(x, s, digits) {
+  class(s) <- "data.frame"
+  m <- x$model
+  fam <- tryCatch(family(x), error = function(e) NULL)
+  cat(" family:       ", if (is.null(fam)) m$family else
+    sprintf("%s [%s]", fam$family, fam$link), "\n", sep = "")
+  if (!is.null(m$formula)) {
+    cat(" formula:      ", paste(deparse(m$formula), collapse = " "), "\n", sep = "")
+  }
+  cat(" observations: ", nrow(m$x), "\n", sep = "")
+  coefs <- coefficient_names(x)
+  cat(" predictors:   ", length(coefs), "\n------\n", sep = "")
+  tab <- function(vars) {
+    r <- s[match(vars, s$variable), c("median", "mad_sd", "ess_bulk", "ess_tail", "rhat")]
+    r <- format_summary(r, digits)
+    names(r) <- c("Median", "MAD_SD", "ESS_bulk", "ESS_tail", "Rhat")
+    rownames(r) <- vars
+    print(r)
+  }
+  tab(coefs)
+  aux <- intersect(c("sigma", "phi"), s$variable)
+  if (length(aux)) {
+    cat("\nAuxiliary parameter(s):\n")
+    tab(aux)
+  }
+  cov <- grep("^Sigma\\[", s$variable, value = TRUE)
+  if (length(cov)) {
+    cat("\nGroup-level covariances:\n")
+    tab(cov)
+  }
+  cat("------\n")
 }
 
 # "slice sampler (univariate, dense metric)" or "hmc sampler".
@@ -132,6 +211,7 @@ time_split <- function(time) {
 #' @rdname clbayes_fit
 #' @export
 plot.clbayes_fit <- function(x, variables = NULL, ...) {
+  check_no_dots(...)
   d <- x$draws
   vars <- dimnames(d)[[3L]]
   if (is.null(variables)) variables <- vars
@@ -152,7 +232,10 @@ plot.clbayes_fit <- function(x, variables = NULL, ...) {
 
 #' @rdname clbayes_fit
 #' @export
-as.array.clbayes_fit <- function(x, ...) x$draws
+as.array.clbayes_fit <- function(x, ...) {
+  check_no_dots(...)
+  x$draws
+}
 
 #' @rdname clbayes_fit
 #' @export
@@ -176,16 +259,4 @@ as.mcmc.list.clbayes_fit <- function(x, ...) {
                       dimnames = list(NULL, dimnames(d)[[3L]])),
                start = x$warmup + 1L)
   }))
-}
-
-#' @rdname clbayes_fit
-#' @exportS3Method posterior::as_draws_array
-as_draws_array.clbayes_fit <- function(x, ...) {
-  posterior::as_draws_array(unname_dims(x$draws))
-}
-
-# posterior wants the variable names and no names on the dimnames list.
-unname_dims <- function(d) {
-  dimnames(d) <- list(NULL, NULL, dimnames(d)[[3L]])
-  d
 }

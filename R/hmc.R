@@ -37,10 +37,22 @@
 #' A trajectory whose energy error exceeds 1000 or becomes non-finite (as in
 #' Stan) is divergent: that chain stops moving for the rest of the
 #' trajectory and its proposal is rejected. Divergences after warmup are
-#' counted per chain (`n_divergent`) and reported with a warning; they mean
+#' counted per chain (`n_divergent`) and reported with rstan's warning
+#' (see "Warnings at the end of a run"); they mean
 #' that the draws may miss part of the posterior (a funnel, a hard
 #' boundary), and a higher `adapt_delta` (a smaller step size) or a
 #' reparameterisation may help.
+#'
+#' @section Warnings at the end of a run:
+#' As rstan's, with its wording and thresholds, for both samplers (one
+#' function, `R/diagnostics.R`): divergent transitions after warmup;
+#' transitions after warmup cut by `max_leapfrog` (the counterpart of
+#' NUTS's `max_treedepth`); split R-hat above 1.05; bulk or tail ESS below
+#' 100 per chain, at most 400 (rstan's bound for its 4 chains: the
+#' defaults keep about 4000 draws whatever the number of chains, so 100 per
+#' chain of 16 or 64 chains would flag every run).
+#' `options(clbayes.check_convergence = FALSE)` turns the R-hat and ESS
+#' warnings off (not those on divergences and the cap).
 #'
 #' @section Gradients and bounds:
 #' For an R function, `gradient(points, ...)` must return a matrix with
@@ -105,6 +117,12 @@
 #'   400 draws in the first 25-iteration metric window; each chain costs one
 #'   more row in every call, so with a vectorised density more chains mostly
 #'   buy more draws.
+#' * `n_iter = ceiling(4000 / chains)` (16 x 250): about 4000 kept draws
+#'   in all, rstanarm's size, so that `log_lik()` and `loo()` of a fit need
+#'   what rstanarm's need (at 16 x 1000, `log_lik()` on rstanarm's `wells`
+#'   took 369 MB; issue 47). On a 10-d Gaussian with correlation
+#'   0.5^|i - j| (seed 1) the defaults gave bulk ESS 2050-2680 and tail
+#'   ESS 2020-2360, above rstan's bound of 400.
 #' * `adapt_delta = 0.75`: the target of TensorFlow Probability's dual
 #'   averaging, which the ChEES paper's implementation uses.
 #' * `metric = "diagonal"`, as in Stan: on the 10^4 x 100 logistic
@@ -139,7 +157,11 @@
 #'   returning one log density per row, or of one parameter vector
 #'   returning one number (taped: see "Taped densities"); or a model
 #'   object: [glm_model()], [lm_model()] or [gp_model()].
-#' @param init Initial point: a numeric vector (every chain starts there,
+#' @param init Initial point, in any of rstan's forms: `"random"` (as
+#'   `NULL`), `0` or `"0"` for a model (every coordinate 0 on the
+#'   unconstrained scale), a function of `chain_id` returning one chain's
+#'   values (a named list or vector), a list with one such element per
+#'   chain; or a numeric vector (every chain starts there,
 #'   moved by a uniform draw on (-0.1, 0.1) per variable on the
 #'   unconstrained scale so that chains differ; a moved point without a
 #'   finite density goes back to `init`), or a matrix with one row per chain
@@ -148,12 +170,35 @@
 #'   same points matrix (and `...`) returning the gradients as a matrix of
 #'   the same shape; `NULL` to tape `log_density` (RTMB needed). `NULL` for
 #'   a model object.
-#' @param n_iter Draws kept per chain.
+#' @param n_iter Iterations per chain after warmup (all kept unless
+#'   `thin`). `NULL`: `ceiling(4000 / chains)`, so that about 4000 draws
+#'   are kept in all whatever the number of chains (rstanarm's default of 4
+#'   chains x 1000), and `log_lik()` / `loo()` of the fit are as large as
+#'   rstanarm's.
 #' @param warmup Adaptation iterations per chain before the kept ones.
+#'   `NULL`: 1000, or `floor(iter / 2)` when `iter` is given.
+#' @param iter rstan's `iter`: iterations per chain, warmup included
+#'   (`n_iter` is then `iter - warmup`, and `warmup` defaults to
+#'   `floor(iter / 2)`, as rstan). `iter <= warmup` is an error. Give
+#'   `iter` or `n_iter`, not both.
+#' @param thin Keep every `thin`-th iteration after warmup (as rstan).
+#' @param refresh As rstan's, for the progress display: `0` shows none;
+#'   `NULL` or a positive number shows a progress bar in interactive
+#'   sessions for runs longer than about 2 seconds (cli's), never per
+#'   iteration lines.
+#' @param control rstan's list: `adapt_delta` (as the argument),
+#'   `max_treedepth` (a NUTS tree of depth `d` runs at most `2^d - 1`
+#'   leapfrog steps, so it sets `max_leapfrog = 2^d - 1`: the trajectory
+#'   cap of ChEES-HMC, whose trajectories are not trees), `metric`
+#'   (`"diag_e"` or `"dense_e"`). Any other entry is an error. Give an
+#'   entry here or as the argument, not both.
 #' @param chains Number of chains, advanced together. One chain works: ChEES
 #'   then centres it on the running mean of its own warmup draws in place of
-#'   the mean over the chains (as SNAPER-HMC's `state_mean`), but many chains
-#'   adapt better and let R-hat compare them.
+#'   the mean over the chains (as SNAPER-HMC's `state_mean`). The
+#'   default 16 is measured (see "Choices and evidence"): adaptation pools
+#'   its estimates over the chains, so more chains adapt better in a
+#'   shorter warmup, and with a vectorised density they cost little more
+#'   per call. The kept draws stay about 4000 in all (see `n_iter`).
 #' @param metric `"diagonal"` or `"dense"` (see Algorithm).
 #' @param adapt_delta Target mean acceptance probability of the step size
 #'   adaptation, in (0, 1).
@@ -176,7 +221,7 @@
 #' ld <- function(x) -0.5 * rowSums((x %*% prec) * x)
 #' gr <- function(x) -x %*% prec
 #' fit <- hmc_sample_mv(ld, init = c(a = 0, b = 0), gradient = gr,
-#'                      n_iter = 200, warmup = 200, chains = 4, seed = 1)
+#'                      iter = 1000, chains = 4, seed = 1)
 #' fit$step_size
 #' summary(fit)
 #'
@@ -210,22 +255,33 @@
 #'                         warmup = 300, seed = 1)
 #' }
 #' @export
-hmc_sample_mv <- function(log_density, init = NULL, gradient = NULL, n_iter = 1000,
-                          warmup = 1000, chains = 16, seed = NULL,
+hmc_sample_mv <- function(log_density, init = NULL, gradient = NULL, n_iter = NULL,
+                          warmup = NULL, chains = 16, seed = NULL,
                           metric = c("diagonal", "dense"), lower = NULL,
                           upper = NULL, adapt_delta = 0.75, max_leapfrog = 1000,
                           chain_groups = 1, devices = NULL,
-                          backend = getOption("clbayes.backend", "auto"), ...) {
+                          backend = getOption("clbayes.backend", "auto"), iter = NULL,
+                          thin = 1, refresh = NULL, control = NULL, ...) {
+  call <- match.call()
+  ctrl <- resolve_control(control, "hmc")
+  adapt_delta <- from_control(ctrl, "adapt_delta", adapt_delta, !missing(adapt_delta),
+                              "adapt_delta")
+  max_leapfrog <- from_control(ctrl, "max_leapfrog", max_leapfrog, !missing(max_leapfrog),
+                               "max_leapfrog")
+  metric <- from_control(ctrl, "metric", metric, !missing(metric), "metric")
   metric <- check_choice(metric, c("diagonal", "dense"), "metric")
-  n_iter <- check_count(n_iter, "n_iter", 1)
-  warmup <- check_count(warmup, "warmup", 0)
   chains <- check_count(chains, "chains", 1)
+  thin <- check_count(thin, "thin", 1)
+  refresh <- check_refresh(refresh)
+  its <- resolve_iterations(iter, warmup, n_iter, chains, thin, default_warmup = 1000)
+  warmup <- its$warmup
+  n_iter <- its$n_iter
   max_leapfrog <- check_count(max_leapfrog, "max_leapfrog", 1)
   if (!is.numeric(adapt_delta) || length(adapt_delta) != 1L || !is.finite(adapt_delta) ||
       adapt_delta <= 0 || adapt_delta >= 1) {
     stop("`adapt_delta` must be a number strictly between 0 and 1", call. = FALSE)
   }
-  init <- init %||% model_init(log_density)
+  init <- resolve_init(init, log_density, chains)
   check_memory(.cpp_hmc_memory(chains, if (is.matrix(init)) ncol(init) else length(init),
                                warmup, n_iter),
                chains, warmup + n_iter, "`warmup` + `n_iter`")
@@ -251,27 +307,23 @@ hmc_sample_mv <- function(log_density, init = NULL, gradient = NULL, n_iter = 10
     .cpp_hmc_start(ptr, target, grad)
     run_sampler_loop(function(step) .cpp_hmc_run(ptr, target, grad, step),
                      function() warmup + n_iter, function() .cpp_hmc_result(ptr),
-                     warmup, n_iter, "HMC", progress)
+                     warmup, n_iter, "HMC", progress %||% quiet_progress(refresh))
   }
   t0 <- proc.time()[["elapsed"]]
   res <- merge_group_results(
     run_chain_groups(index, run_group, devices, length(index) * (warmup + n_iter)), index)
   elapsed <- proc.time()[["elapsed"]] - t0
   t_warmup <- res$warmup_seconds
-  if (sum(res$n_divergent) > 0) {
-    warning(sprintf(paste0("%d divergent transitions after warmup (per chain: %s); ",
-                           "the draws may miss part of the posterior: try a higher ",
-                           "`adapt_delta`, or reparameterise"),
-                    sum(res$n_divergent), paste(res$n_divergent, collapse = " ")),
-            call. = FALSE)
-  }
-  new_clbayes_fit(res, tg, time = c(total = elapsed, warmup = t_warmup),
-                  sampler = "hmc",
-                  settings = list(method = "chees", metric = metric, chains = chains,
-                                  n_iter = n_iter, warmup = warmup, seed = seed,
-                                  adapt_delta = adapt_delta,
-                                  max_leapfrog = max_leapfrog,
-                                  taped = isTRUE(tg$taped)))
+  res <- thin_draws(res, thin)
+  fit <- new_clbayes_fit(res, tg, time = c(total = elapsed, warmup = t_warmup),
+                         sampler = "hmc",
+                         settings = list(method = "chees", metric = metric, chains = chains,
+                                         n_iter = n_iter, warmup = warmup, thin = thin,
+                                         seed = seed, adapt_delta = adapt_delta,
+                                         max_leapfrog = max_leapfrog,
+                                         taped = isTRUE(tg$taped), call = call))
+  sampler_warnings(fit)
+  fit
 }
 
 # The gradient the C++ glue calls: NULL for a model (its own), or the

@@ -1,25 +1,7 @@
 # After the fit of a glm_model() / lm_model(): point estimates, predictions
 # and point-wise log-likelihoods from the draws, computed in R from the
 # model's design matrix (rstanarm's coef, predict, posterior_predict and
-# log_lik).
-
-#' Draws of the posterior predictive distribution
-#'
-#' `posterior_predict()` and `log_lik()` are generics of this package with
-#' the names and arguments of rstantools' generics (clbayes does not depend
-#' on rstantools; when rstanarm or rstantools is attached after clbayes,
-#' call `clbayes::posterior_predict()` / `clbayes::log_lik()`).
-#'
-#' @param object A `clbayes_fit` of a [glm_model()] or formula [lm_model()].
-#' @param ... Unused.
-#' @return See the methods: [posterior_predict.clbayes_fit()],
-#'   [log_lik.clbayes_fit()].
-#' @export
-posterior_predict <- function(object, ...) UseMethod("posterior_predict")
-
-#' @rdname posterior_predict
-#' @export
-log_lik <- function(object, ...) UseMethod("log_lik")
+# log_lik; the generics are rstantools', see R/rstantools-methods.R).
 
 #' Point estimates, predictions and log-likelihoods of a model's fit
 #'
@@ -61,7 +43,14 @@ log_lik <- function(object, ...) UseMethod("log_lik")
 #'   does.
 #' @param draws The number of draws to use (a random subset), or `NULL` for
 #'   all.
-#' @param ... Unused.
+#' @param fun `NULL`, or a function applied to `posterior_predict()`'s
+#'   draws (as rstanarm's, e.g. `exp`).
+#' @param seed `NULL`, or a seed for [set.seed()] before the draws are
+#'   made (as rstanarm's).
+#' @param se.fit,interval `predict()`: must be `FALSE` and `"none"` (the
+#'   error says which function gives the posterior sd or the intervals:
+#'   [posterior_linpred()], [predictive_interval()]).
+#' @param ... Unused; an argument given here is an error.
 #' @return `coef()`: a named vector. `predict()`: a vector. The others: a
 #'   matrix, draws x observations.
 #' @examples
@@ -77,12 +66,14 @@ log_lik <- function(object, ...) UseMethod("log_lik")
 #' dim(posterior_predict(fit, draws = 50))
 #' dim(log_lik(fit))
 #' @importFrom stats coef predict
+#' @importFrom rstantools posterior_predict log_lik
 #' @name model-methods
 NULL
 
 #' @rdname model-methods
 #' @export
 coef.clbayes_fit <- function(object, ...) {
+  check_no_dots(...)
   if (inherits(object$model, "clbayes_glmer_model")) return(multilevel_coef(object))
   draws <- fit_draws(object)
   keep <- if (inherits(object$model, "clbayes_glm_model"))
@@ -93,8 +84,19 @@ coef.clbayes_fit <- function(object, ...) {
 #' @rdname model-methods
 #' @export
 predict.clbayes_fit <- function(object, newdata = NULL, type = c("link", "response"),
-                                offset = NULL, re.form = NULL, ...) {
+                                offset = NULL, re.form = NULL, se.fit = FALSE,
+                                interval = "none", ...) {
+  check_no_dots(...)
   type <- check_choice(type, c("link", "response"), "type")
+  if (!isFALSE(se.fit)) {
+    stop("`se.fit` must be FALSE: for the posterior sd of the linear predictor use ",
+         "apply(posterior_linpred(fit), 2, sd)", call. = FALSE)
+  }
+  if (!identical(interval, "none")) {
+    stop("`interval` must be \"none\": for intervals use predictive_interval(fit) ",
+         "(new observations) or posterior_interval(posterior_epred(fit)) (the mean)",
+         call. = FALSE)
+  }
   eta <- fit_linear_predictor(object, fit_draws(object),
                               fit_rows(object, newdata, offset, re.form = re.form))
   mu <- if (type == "link") eta else family_mean(object$model, eta)
@@ -104,7 +106,15 @@ predict.clbayes_fit <- function(object, newdata = NULL, type = c("link", "respon
 #' @rdname model-methods
 #' @export
 posterior_predict.clbayes_fit <- function(object, newdata = NULL, draws = NULL,
-                                          offset = NULL, re.form = NULL, ...) {
+                                          offset = NULL, re.form = NULL, fun = NULL,
+                                          seed = NULL, ...) {
+  check_no_dots(...)
+  if (!is.null(seed)) set.seed(check_seed(seed))
+  if (!is.null(fun)) {
+    fun <- match.fun(fun)
+    return(fun(posterior_predict(object, newdata = newdata, draws = draws, offset = offset,
+                                 re.form = re.form)))
+  }
   d <- fit_draws(object, draws)
   # a binomial model with trials takes each new row's trials from its response
   rows <- fit_rows(object, newdata, offset, trials = TRUE, re.form = re.form)
@@ -115,6 +125,7 @@ posterior_predict.clbayes_fit <- function(object, newdata = NULL, draws = NULL,
 #' @rdname model-methods
 #' @export
 log_lik.clbayes_fit <- function(object, newdata = NULL, offset = NULL, re.form = NULL, ...) {
+  check_no_dots(...)
   d <- fit_draws(object)
   rows <- fit_rows(object, newdata, offset, response = TRUE, re.form = re.form)
   eta <- fit_linear_predictor(object, d, rows)

@@ -23,14 +23,13 @@
 #' @param object A `clbayes_fit` of a multilevel model.
 #' @param x A `clbayes_fit` of a multilevel model (`VarCorr()`).
 #' @param sigma Passed by nlme's generic; unused.
-#' @param ... Unused.
+#' @param ... Unused; an argument given here is an error.
 #' @return See above.
 #' @examples
 #' if (requireNamespace("lme4", quietly = TRUE)) {
 #'   data(sleepstudy, package = "lme4")
 #'   m <- lm_model(Reaction ~ Days + (Days | Subject), sleepstudy)
-#'   fit <- hmc_sample_mv(m, n_iter = 100, warmup = 150, chains = 4, seed = 1,
-#'                        backend = "cpu")
+#'   fit <- hmc_sample_mv(m, iter = 1000, chains = 4, seed = 1, backend = "cpu")
 #'   fixef(fit)
 #'   head(ranef(fit)$Subject)
 #'   VarCorr(fit)
@@ -42,6 +41,7 @@ NULL
 #' @rdname multilevel-methods
 #' @export
 fixef.clbayes_fit <- function(object, ...) {
+  check_no_dots(...)
   m <- multilevel_model_of(object)
   apply(fit_draws(object)[, m$fixed_names, drop = FALSE], 2L, stats::median)
 }
@@ -49,6 +49,7 @@ fixef.clbayes_fit <- function(object, ...) {
 #' @rdname multilevel-methods
 #' @export
 ranef.clbayes_fit <- function(object, ...) {
+  check_no_dots(...)
   m <- multilevel_model_of(object)
   med <- apply(fit_draws(object)[, multilevel_b_names(m), drop = FALSE], 2L, stats::median)
   b <- split(med, rep(seq_along(m$group_terms), group_term_sizes(m$group_terms)))

@@ -46,10 +46,15 @@
 #'   and 2 proposals per shrinkage round halve the calls for 1.3-1.5 times
 #'   the densities (eight schools, 64 chains: 2045, 3349 and 2775 ES/s for 1,
 #'   2 and 4).
-#' * `n_iter = 500`, `warmup = 300`: many chains need fewer draws each;
-#'   64 chains x 500 draws give bulk ESS in the tens of thousands on the
-#'   benchmark's posteriors. Warmup follows Stan's windows (below); with
-#'   `warmup_extend = warmup` it may double where the chains disagree.
+#' * `n_iter = ceiling(4000 / chains)`, `warmup = 300`: many chains need
+#'   fewer draws each, and about 4000 kept draws in all (rstanarm's size)
+#'   keep `log_lik()` and `loo()` of a fit as large as rstanarm's; 64
+#'   chains x 500 draws (the earlier default) gave bulk ESS in the tens of
+#'   thousands on the benchmark's posteriors; 64 x 63 draws gave bulk ESS
+#'   3900-4500 and tail ESS 3400-3800 on a 10-d Gaussian with correlation
+#'   0.5^|i - j| (seed 1).
+#'   Warmup follows Stan's windows (below); with `warmup_extend = warmup`
+#'   it may double where the chains disagree.
 #' * `width = NULL`: widths of 2 on the unconstrained scale, adapted from
 #'   the first iterations on; `init_radius = 2`: a single `init` is dispersed
 #'   over the chains by uniform(-2, 2) offsets on the unconstrained scale,
@@ -142,6 +147,12 @@
 #' handlers are on (e.g. `progressr::handlers(global = TRUE)`), as future
 #' packages do. See `vignette("getting-started")`.
 #'
+#' @section Warnings at the end of a run:
+#' As rstan's and [hmc_sample_mv()]'s (see its section of this name):
+#' split R-hat above 1.05 and bulk or tail ESS below 100 per chain (at most
+#' 400), with rstan's wording; besides, chains that disagree at the end of
+#' warmup and updates stuck at the shrinkage limit (below).
+#'
 #' @section Guards:
 #' A log density that is `NaN` (or `NA`) is read as `-Inf` (outside the
 #' support) and counted (`n_nan` in the fit), with a warning at the end; if
@@ -169,11 +180,18 @@
 #'   Cholesky factor per point gains; a vectorised one often does not);
 #'   `fit$taped` says which ran. A function that does not tape gets one
 #'   message and runs as R code.
-#' @param init Initial point: a numeric vector, dispersed over the chains
+#' @param init Initial point, in any of rstan's forms: `"random"` (as
+#'   `NULL`), `0` or `"0"` for a model (every coordinate 0 on the
+#'   unconstrained scale), a function of `chain_id` returning one chain's
+#'   values, a list with one element per chain; or a numeric vector,
+#'   dispersed over the chains
 #'   (see `init_radius`), or a matrix with one row per chain, used as is.
 #'   Its names or column names name the variables. `NULL`: the model's
 #'   `init` (`log_density$init`) for a model object that has one.
-#' @param n_iter Draws kept per chain, after `warmup` further iterations.
+#' @param n_iter Iterations per chain after warmup (all kept unless
+#'   `thin`). `NULL`: `ceiling(4000 / chains)`, so that about 4000 draws
+#'   are kept in all whatever the number of chains (rstanarm's size), and
+#'   `log_lik()` / `loo()` of the fit are as large as rstanarm's.
 #' @param width Initial widths of the box (or interval) per dimension, on
 #'   the scale of the variables: a positive number or one per dimension.
 #'   `NULL`: 2 on the unconstrained scale. Adapted in warmup (see Warmup).
@@ -190,7 +208,21 @@
 #'   matrix `init`, else 64 up to 32 dimensions and about `2048 / dim` above
 #'   (see Defaults).
 #' @param warmup Iterations per chain before the kept ones; their draws are
-#'   kept apart in the fit.
+#'   kept apart in the fit. `NULL`: 300, or `floor(iter / 2)` when `iter` is
+#'   given.
+#' @param iter rstan's `iter`: iterations per chain, warmup included
+#'   (`n_iter` is then `iter - warmup`, and `warmup` defaults to
+#'   `floor(iter / 2)`, as rstan). `iter <= warmup` is an error. Give
+#'   `iter` or `n_iter`, not both.
+#' @param thin Keep every `thin`-th iteration after warmup (as rstan).
+#' @param refresh As rstan's, for the progress display: `0` shows none;
+#'   `NULL` or a positive number shows a progress bar in interactive
+#'   sessions for runs longer than about 2 seconds (cli's), never per
+#'   iteration lines.
+#' @param control rstan's list; the slice sampler takes only `metric`
+#'   (`"diag_e"` or `"dense_e"`, as the argument): `adapt_delta` and
+#'   `max_treedepth` have no counterpart here (no step size, no
+#'   trajectory) and are an error.
 #' @param seed `NULL` (a seed is drawn from R's random numbers) or a whole
 #'   number in \[0, 2^53). With a seed the run is reproducible and R's random
 #'   number state is left untouched.
@@ -210,6 +242,7 @@
 #'   threshold (see [glm_model()]).
 #' @param warmup_extend The most iterations added to warmup while the
 #'   chains disagree at its end (split R-hat above 1.05); 0 never extends.
+#'   `NULL`: as many as `warmup`.
 #' @param init_radius Half-width of the uniform offsets, on the
 #'   unconstrained scale, that disperse a single `init` over the chains; 0
 #'   starts every chain at `init`.
@@ -248,30 +281,41 @@
 #' fit <- slice_sample_mv(ld, init = c(a = 0, b = 0), seed = 1)
 #' fit
 #' @export
-slice_sample_mv <- function(log_density, init = NULL, n_iter = 500, width = NULL,
+slice_sample_mv <- function(log_density, init = NULL, n_iter = NULL, width = NULL,
                             method = c("auto", "univariate", "hyperrect"),
-                            n_proposals = NULL, chains = NULL, warmup = 300,
+                            n_proposals = NULL, chains = NULL, warmup = NULL,
                             seed = NULL,
                             stepout = c("warmup", "never", "always"),
                             max_steps = 100,
                             metric = c("dense", "diagonal"),
                             lower = NULL, upper = NULL,
-                            warmup_extend = warmup, init_radius = 2,
+                            warmup_extend = NULL, init_radius = 2,
                             chain_groups = 1, devices = NULL,
-                            backend = getOption("clbayes.backend", "auto"),
+                            backend = getOption("clbayes.backend", "auto"), iter = NULL,
+                            thin = 1, refresh = NULL, control = NULL,
                             ...) {
-  init <- init %||% model_init(log_density)
+  call <- match.call()
+  ctrl <- resolve_control(control, "slice")
+  metric <- from_control(ctrl, "metric", metric, !missing(metric), "metric")
+  if (is.null(chains)) {
+    chains <- if (is.list(init) && !is.data.frame(init)) length(init)
+      else if (is.matrix(init) && nrow(init) > 1L) nrow(init)
+      else default_chains(if (inherits(log_density, "clbayes_model"))
+        length(log_density$names) else if (is.matrix(init)) ncol(init) else length(init))
+  }
+  chains <- check_count(chains, "chains", 1)
+  init <- resolve_init(init, log_density, chains)
   k <- if (is.matrix(init)) ncol(init) else length(init)
   method <- check_choice(method, c("auto", "univariate", "hyperrect"), "method")
   if (method == "auto") method <- if (k <= 2L) "hyperrect" else "univariate"
   stepout <- check_choice(stepout, c("warmup", "never", "always"), "stepout")
   metric <- check_choice(metric, c("dense", "diagonal"), "metric")
-  n_iter <- check_count(n_iter, "n_iter", 1)
-  if (is.null(chains)) {
-    chains <- if (is.matrix(init) && nrow(init) > 1L) nrow(init) else default_chains(k)
-  }
-  chains <- check_count(chains, "chains", 1)
-  warmup <- check_count(warmup, "warmup", 0)
+  thin <- check_count(thin, "thin", 1)
+  refresh <- check_refresh(refresh)
+  its <- resolve_iterations(iter, warmup, n_iter, chains, thin, default_warmup = 300)
+  warmup <- its$warmup
+  n_iter <- its$n_iter
+  warmup_extend <- warmup_extend %||% warmup
   warmup_extend <- check_count(warmup_extend, "warmup_extend", 0)
   n_proposals <- check_count(n_proposals %||% if (method == "hyperrect") 16 else 2,
                              "n_proposals", 1)
@@ -324,7 +368,7 @@ slice_sample_mv <- function(log_density, init = NULL, n_iter = 500, width = NULL
     .cpp_slice_start(ptr, target)
     run_sampler_loop(function(step) .cpp_slice_run(ptr, target, step),
                      function() .cpp_slice_total(ptr), function() .cpp_slice_result(ptr),
-                     warmup, n_iter, "Slice sampling", progress)
+                     warmup, n_iter, "Slice sampling", progress %||% quiet_progress(refresh))
   }
   t0 <- proc.time()[["elapsed"]]
   res <- merge_group_results(
@@ -334,18 +378,21 @@ slice_sample_mv <- function(log_density, init = NULL, n_iter = 500, width = NULL
   warmup <- res$warmup_total
   res$warmup_done <- NULL
   slice_warnings(res, warmup, warmup_extend, tg$vars)
+  res <- thin_draws(res, thin)
   # The density's time comes from a finer clock than proc.time()'s
   # milliseconds: where the density is the whole run it can read a little
   # more than the total.
-  new_clbayes_fit(res, tg, time = c(total = elapsed, warmup = t_warmup,
-                                    density = min(res$density_seconds, elapsed)),
-                  sampler = "slice",
-                  settings = list(method = method, stepout = stepout, metric = metric,
-                                  n_proposals = n_proposals, chains = chains,
-                                  n_iter = n_iter, warmup = warmup, seed = seed,
-                                  warmup_extend = warmup_extend,
-                                  init_radius = if (one_point) init_radius else 0,
-                                  taped = isTRUE(tg$taped)))
+  fit <- new_clbayes_fit(res, tg, time = c(total = elapsed, warmup = t_warmup,
+                                           density = min(res$density_seconds, elapsed)),
+                         sampler = "slice",
+                         settings = list(method = method, stepout = stepout, metric = metric,
+                                         n_proposals = n_proposals, chains = chains,
+                                         n_iter = n_iter, warmup = warmup, thin = thin,
+                                         seed = seed, warmup_extend = warmup_extend,
+                                         init_radius = if (one_point) init_radius else 0,
+                                         taped = isTRUE(tg$taped), call = call))
+  sampler_warnings(fit)
+  fit
 }
 
 # Chains when none are given: 64 up to 32 dimensions, where a call's fixed
@@ -371,39 +418,4 @@ model_init <- function(log_density) {
          "the chains) or a matrix with one row per chain", call. = FALSE)
   }
   init
-}
-
-# What the run says about itself: chains that disagree at the end of
-# warmup, updates stuck at the shrinkage limit (a funnel's neck or a
-# density with no mass near the chain), and R-hat of the kept draws.
-slice_warnings <- function(res, warmup, warmup_extend, vars) {
-  if (isTRUE(res$warmup_rhat > 1.1)) {
-    warning(sprintf(paste0("the chains disagree at the end of warmup (split R-hat ",
-                           "%.3g in its second half%s): the draws may not be from ",
-                           "the target; increase `warmup`%s"),
-                    res$warmup_rhat,
-                    if (warmup_extend > 0) sprintf(", after %d iterations", warmup)
-                    else "",
-                    if (warmup_extend == 0) " or set `warmup_extend`" else
-                      " or `warmup_extend`, or reparameterise"),
-            call. = FALSE)
-  }
-  if (res$n_stuck > 0) {
-    warning(sprintf(paste0("%.0f updates found no point of their slice after %d ",
-                           "shrinkage rounds and kept their point: the density ",
-                           "changes scale sharply where the chains went (e.g. a ",
-                           "funnel's neck); the draws may be biased there: ",
-                           "reparameterise (e.g. non-centred)"),
-                    res$n_stuck, 200L), call. = FALSE)
-  }
-  d <- res$draws
-  rhat <- vapply(seq_len(dim(d)[3L]), function(j) {
-    .rhat(matrix(d[, , j], dim(d)[1L], dim(d)[2L]))
-  }, numeric(1))
-  if (any(rhat > 1.05, na.rm = TRUE)) {
-    j <- which.max(rhat)
-    warning(sprintf(paste0("R-hat of the kept draws is %.3g for `%s` (> 1.05): ",
-                           "the chains have not mixed; run longer or reparameterise"),
-                    rhat[j], vars[j]), call. = FALSE)
-  }
 }

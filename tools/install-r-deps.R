@@ -12,6 +12,10 @@ have <- function(p) {
 }
 missing_pkgs <- function() pkgs[!vapply(pkgs, have, logical(1))]
 from_cran_only <- c("TMB", "RTMB")
+# Optional and slow to build from source (rstanarm compiles its Stan models
+# for about an hour): from Debian's prebuilt package only; without it the
+# tests that compare with it skip.
+from_debian_only <- c("rstanarm")
 
 # RTMB 2.0 does not compile as C++14, R 4.2's default ("call of overloaded
 # 'ADrep(...)' is ambiguous" in RTMB_tape.cpp); R >= 4.3 defaults to C++17.
@@ -44,7 +48,7 @@ if (length(miss) && nzchar(Sys.which("apt-get")) && identical(Sys.info()[["user"
   Sys.setenv(DEBIAN_FRONTEND = "noninteractive")
   system2("apt-get", c("install", "-y", "-qq", "--no-install-recommends", debs))
 }
-miss <- setdiff(missing_pkgs(), from_cran_only)
+miss <- setdiff(missing_pkgs(), c(from_cran_only, from_debian_only))
 if (length(miss)) {
   message("installing from CRAN: ", paste(miss, collapse = " "))
   install.packages(miss, repos = "https://cloud.r-project.org", Ncpus = 2L)
@@ -54,5 +58,10 @@ if (length(ad)) {
   # TMB first when it is missing or too old: RTMB links to its headers.
   install_rtmb(if ("RTMB" %in% ad && !have("TMB")) union("TMB", ad) else ad)
 }
-miss <- missing_pkgs()
+skipped <- intersect(missing_pkgs(), from_debian_only)
+if (length(skipped)) {
+  message("not installed (Debian's r-cran-* package only; the tests that need it skip): ",
+          paste(skipped, collapse = " "))
+}
+miss <- setdiff(missing_pkgs(), from_debian_only)
 if (length(miss)) stop("could not install: ", paste(miss, collapse = " "))

@@ -208,14 +208,14 @@ test_that("a gradient that turns NaN mid-run ends those trajectories as divergen
 
 test_that("runs too large for memory are refused before allocation, naming `chains`", {
   tg <- gauss_target(diag(2))
-  expect_error(hmc_sample_mv(tg$ld, c(0, 0), gradient = tg$gr, chains = 1e9),
+  expect_error(hmc_sample_mv(tg$ld, c(0, 0), gradient = tg$gr, chains = 1e9, n_iter = 1000),
                paste("`chains` is too large: 1000000000 chains over 2000 iterations",
                      "\\(`warmup` \\+ `n_iter`\\) would need [0-9.e+]+ GB"))
   old <- options(clbayes.memory_limit = 1e6)
   on.exit(options(old))
   # 100 chains x 2 variables x 3000 iterations' doubles (warmup, at most as
   # many again for a slow window, kept draws): 4.8 MB, and a little work space
-  expect_error(hmc_sample_mv(tg$ld, c(0, 0), gradient = tg$gr, chains = 100),
+  expect_error(hmc_sample_mv(tg$ld, c(0, 0), gradient = tg$gr, chains = 100, n_iter = 1000),
                "100 chains over 2000 iterations .* need 0.0048[0-9]* GB")
 })
 

@@ -20,7 +20,7 @@ quiet <- function(fit) suppressWarnings(fit)
 # Only the warning about the kept draws' R-hat muffled.
 quiet_rhat <- function(fit) {
   withCallingHandlers(fit, warning = function(w) {
-    if (grepl("R-hat of the kept draws", conditionMessage(w))) invokeRestart("muffleWarning")
+    if (grepl("The largest R-hat", conditionMessage(w))) invokeRestart("muffleWarning")
   })
 }
 
@@ -441,9 +441,11 @@ test_that("NaN densities are counted and an all-NaN density is an error", {
 
 test_that("unknown arguments with a model, and runs too large for memory, are errors", {
   m <- lm_model(c(1, 2, 3.5), cbind(1, c(0, 1, 2)))
-  # rstan's name for the draws per chain
+  expect_error(slice_sample_mv(m, init = c(0, 0), n_iter = 5, iters = 4),
+               "`iters`: not an argument of the sampler")
+  # rstan's iter and clbayes's n_iter are two ways to say one thing
   expect_error(slice_sample_mv(m, init = c(0, 0), n_iter = 5, iter = 4),
-               "`iter`: not an argument of the sampler")
+               "give `iter` .* or `n_iter` .*, not both")
   ld <- function(x) -0.5 * rowSums(x^2)
   expect_error(slice_sample_mv(ld, init = c(0, 0), chains = 1e9),
                paste("`chains` is too large: 1000000000 chains over [0-9]+ iterations",
