@@ -107,7 +107,7 @@ fitted.clbayes_fit <- function(object, ...) {
   d <- fit_draws(object)
   med <- matrix(apply(d, 2L, stats::median), 1L, dimnames = list(NULL, colnames(d)))
   eta <- fit_linear_predictor(object, med, fit_rows(object, NULL, NULL))
-  stats::setNames(drop(model_inverse_link(m, eta)), fit_row_names(object))
+  stats::setNames(drop(family_mean(m, eta)), fit_row_names(object))
 }
 
 #' @rdname base-methods

@@ -273,38 +273,30 @@ gpu_glm_data <- function(x, y, offset = NULL, weights = NULL) {
             class = "gpu_glm_data")
 }
 
-# `weights` of n rows (of `rows`): NULL, or n non-negative finite doubles;
-# errors name `weights`.
-check_weights <- function(weights, n, rows = "`x`") {
-  if (is.null(weights)) return(NULL)
-  if (!is.numeric(weights) || (!is.null(dim(weights)) && min(dim(weights)) > 1L)) {
-    stop("`weights` must be NULL or a numeric vector", call. = FALSE)
+# A value per row, of n rows (of `rows`): NULL, or n finite doubles
+# (non-negative when `non_negative`); errors name `arg`.
+check_row_values <- function(v, n, rows, arg, non_negative = FALSE) {
+  if (is.null(v)) return(NULL)
+  if (!is.numeric(v) || (!is.null(dim(v)) && min(dim(v)) > 1L)) {
+    stop(sprintf("`%s` must be NULL or a numeric vector", arg), call. = FALSE)
   }
-  if (length(weights) != n) {
-    stop(sprintf("`weights` must have one value per row of %s (%d), not %d", rows, n,
-                 length(weights)), call. = FALSE)
+  if (length(v) != n) {
+    stop(sprintf("`%s` must have one value per row of %s (%d), not %d", arg, rows, n,
+                 length(v)), call. = FALSE)
   }
-  if (anyNA(weights) || any(!is.finite(weights)) || any(weights < 0)) {
-    stop("`weights` must be non-negative and finite (no NA, NaN or Inf)", call. = FALSE)
+  if (anyNA(v) || any(is.infinite(v)) || (non_negative && any(v < 0))) {
+    stop(sprintf("`%s` must be %sfinite (no NA, NaN or Inf)", arg,
+                 if (non_negative) "non-negative and " else ""), call. = FALSE)
   }
-  as.double(weights)
+  as.double(v)
 }
 
-# `offset` of n rows (of `rows`): NULL, or n finite doubles; errors name
-# `offset`.
+check_weights <- function(weights, n, rows = "`x`") {
+  check_row_values(weights, n, rows, "weights", non_negative = TRUE)
+}
+
 check_glm_offset <- function(offset, n, rows = "`x`") {
-  if (is.null(offset)) return(NULL)
-  if (!is.numeric(offset) || (!is.null(dim(offset)) && min(dim(offset)) > 1L)) {
-    stop("`offset` must be NULL or a numeric vector", call. = FALSE)
-  }
-  if (length(offset) != n) {
-    stop(sprintf("`offset` must have one value per row of %s (%d), not %d", rows, n,
-                 length(offset)), call. = FALSE)
-  }
-  if (anyNA(offset) || any(is.infinite(offset))) {
-    stop("`offset` must be finite (no NA, NaN or Inf)", call. = FALSE)
-  }
-  as.double(offset)
+  check_row_values(offset, n, rows, "offset")
 }
 
 #' @export

@@ -133,7 +133,7 @@ posterior_epred.clbayes_fit <- function(object, newdata = NULL, draws = NULL,
   check_no_dots(...)
   eta <- posterior_linpred(object, newdata = newdata, draws = draws, re.form = re.form,
                            offset = offset)
-  model_inverse_link(object$model, eta)
+  family_mean(object$model, eta)
 }
 
 #' @rdname rstantools-methods

@@ -129,7 +129,14 @@ resolve_init <- function(init, log_density, chains) {
     }
     nm <- if (is_model) log_density$names else names(rows[[1L]])
     rows <- lapply(rows, function(v) {
-      if (!is.null(names(v)) && !is.null(nm) && all(nm %in% names(v))) v[nm] else v
+      if (is.null(names(v)) || is.null(nm)) return(v)
+      missing <- setdiff(nm, names(v))
+      if (length(missing) > 0L) {
+        stop(sprintf("`init`: a chain's values are named but lack %s (the model samples %s)",
+                     paste0("`", missing, "`", collapse = ", "),
+                     paste0("`", nm, "`", collapse = ", ")), call. = FALSE)
+      }
+      v[nm]
     })
     if (length(unique(lengths(rows))) != 1L) {
       stop("`init`: every chain must have the same number of values", call. = FALSE)

@@ -18,14 +18,15 @@ warnings_of <- function(code) {
   list(value = value, messages = msgs)
 }
 
-# A logistic regression with predictors on very different scales: 10
-# warmup iterations cannot adapt to it.
+# A logistic regression with predictors on very different scales, in the
+# matrix form (uncentred, priors not autoscaled): 10 warmup iterations
+# cannot adapt to it.
 badly_scaled_logit <- function() {
   set.seed(1)
   n <- 300
   d <- data.frame(x1 = rnorm(n, 0, 10), x2 = rnorm(n, 50, 1))
   d$y <- rbinom(n, 1, plogis(-5 + 0.05 * d$x1 + 0.1 * d$x2))
-  glm_model(y ~ x1 + x2, d, family = binomial())
+  glm_model(y = d$y, x = cbind(d$x1 * 100, d$x2), family = binomial())
 }
 
 test_that("HMC and slice with warmup = 10 warn as rstan: R-hat and ESS", {

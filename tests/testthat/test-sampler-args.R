@@ -76,10 +76,13 @@ test_that("control: adapt_delta, max_treedepth and metric as rstan names them", 
 
 test_that("init in rstan's forms: a function of chain_id, a list per chain, \"0\", \"random\"", {
   m <- lm_model(mpg ~ wt, mtcars)
+  # the model samples the intercept of the centred predictors (rstanarm's)
   got <- clbayes:::resolve_init(function(chain_id) list(sigma = chain_id, wt = -1,
-                                                        `(Intercept)` = 30), m, 3)
+                                                        alpha_centred = 30), m, 3)
   expect_equal(unname(got), cbind(30, -1, 1:3))
   expect_equal(colnames(got), m$names)
+  expect_error(clbayes:::resolve_init(function() list(sigma = 1, wt = -1, `(Intercept)` = 30),
+                                      m, 2), "lack `alpha_centred`")
   expect_equal(clbayes:::resolve_init(function() c(1, 2), std_normal, 2),
                rbind(c(1, 2), c(1, 2)))
   lst <- list(list(a = 1, b = 2), list(a = 3, b = 4))
