@@ -177,6 +177,8 @@
 #'   rstanarm's.
 #' @param warmup Adaptation iterations per chain before the kept ones.
 #'   `NULL`: 1000, or `floor(iter / 2)` when `iter` is given.
+#' @param iter_warmup,iter_sampling cmdstanr's names for `warmup` and
+#'   `n_iter` (give one name of each, not both).
 #' @param iter rstan's `iter`: iterations per chain, warmup included
 #'   (`n_iter` is then `iter - warmup`, and `warmup` defaults to
 #'   `floor(iter / 2)`, as rstan). `iter <= warmup` is an error. Give
@@ -261,7 +263,8 @@ hmc_sample_mv <- function(log_density, init = NULL, gradient = NULL, n_iter = NU
                           upper = NULL, adapt_delta = 0.75, max_leapfrog = 1000,
                           chain_groups = 1, devices = NULL,
                           backend = getOption("clbayes.backend", "auto"), iter = NULL,
-                          thin = 1, refresh = NULL, control = NULL, ...) {
+                          thin = 1, refresh = NULL, control = NULL, iter_warmup = NULL,
+                          iter_sampling = NULL, ...) {
   call <- match.call()
   ctrl <- resolve_control(control, "hmc")
   adapt_delta <- from_control(ctrl, "adapt_delta", adapt_delta, !missing(adapt_delta),
@@ -273,7 +276,8 @@ hmc_sample_mv <- function(log_density, init = NULL, gradient = NULL, n_iter = NU
   chains <- check_count(chains, "chains", 1)
   thin <- check_count(thin, "thin", 1)
   refresh <- check_refresh(refresh)
-  its <- resolve_iterations(iter, warmup, n_iter, chains, thin, default_warmup = 1000)
+  its <- resolve_iterations(iter, warmup, n_iter, chains, thin, default_warmup = 1000,
+                             iter_warmup, iter_sampling)
   warmup <- its$warmup
   n_iter <- its$n_iter
   max_leapfrog <- check_count(max_leapfrog, "max_leapfrog", 1)

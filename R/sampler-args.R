@@ -10,7 +10,17 @@ default_kept_draws <- 4000
 # `n_iter` / `warmup`: list(warmup, n_iter) with n_iter the post-warmup
 # iterations (thinning keeps every `thin`-th). Without `iter` and
 # `n_iter`, n_iter keeps about default_kept_draws draws over `chains`.
-resolve_iterations <- function(iter, warmup, n_iter, chains, thin, default_warmup) {
+resolve_iterations <- function(iter, warmup, n_iter, chains, thin, default_warmup,
+                               iter_warmup = NULL, iter_sampling = NULL) {
+  # cmdstanr's names for the same two counts
+  if (!is.null(iter_warmup)) {
+    if (!is.null(warmup)) stop("give `warmup` or `iter_warmup`, not both", call. = FALSE)
+    warmup <- iter_warmup
+  }
+  if (!is.null(iter_sampling)) {
+    if (!is.null(n_iter)) stop("give `n_iter` or `iter_sampling`, not both", call. = FALSE)
+    n_iter <- iter_sampling
+  }
   if (!is.null(iter) && !is.null(n_iter)) {
     stop("give `iter` (warmup included, as rstan) or `n_iter` (after warmup), not both",
          call. = FALSE)

@@ -210,6 +210,8 @@
 #' @param warmup Iterations per chain before the kept ones; their draws are
 #'   kept apart in the fit. `NULL`: 300, or `floor(iter / 2)` when `iter` is
 #'   given.
+#' @param iter_warmup,iter_sampling cmdstanr's names for `warmup` and
+#'   `n_iter` (give one name of each, not both).
 #' @param iter rstan's `iter`: iterations per chain, warmup included
 #'   (`n_iter` is then `iter - warmup`, and `warmup` defaults to
 #'   `floor(iter / 2)`, as rstan). `iter <= warmup` is an error. Give
@@ -293,7 +295,7 @@ slice_sample_mv <- function(log_density, init = NULL, n_iter = NULL, width = NUL
                             chain_groups = 1, devices = NULL,
                             backend = getOption("clbayes.backend", "auto"), iter = NULL,
                             thin = 1, refresh = NULL, control = NULL,
-                            ...) {
+                            iter_warmup = NULL, iter_sampling = NULL, ...) {
   call <- match.call()
   ctrl <- resolve_control(control, "slice")
   metric <- from_control(ctrl, "metric", metric, !missing(metric), "metric")
@@ -312,7 +314,8 @@ slice_sample_mv <- function(log_density, init = NULL, n_iter = NULL, width = NUL
   metric <- check_choice(metric, c("dense", "diagonal"), "metric")
   thin <- check_count(thin, "thin", 1)
   refresh <- check_refresh(refresh)
-  its <- resolve_iterations(iter, warmup, n_iter, chains, thin, default_warmup = 300)
+  its <- resolve_iterations(iter, warmup, n_iter, chains, thin, default_warmup = 300,
+                             iter_warmup, iter_sampling)
   warmup <- its$warmup
   n_iter <- its$n_iter
   warmup_extend <- warmup_extend %||% warmup

@@ -8,6 +8,7 @@ mkdir -p /tmp/icd && echo /usr/lib/libnvidia-opencl.so.1 > /tmp/icd/nvidia.icd
 export OCL_ICD_VENDORS=/tmp/icd
 SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
 xz -dc .bench-deps/r-payload.tar.xz | $SUDO tar -xf - -C /
+export PATH=/usr/lib/R/bin:$PATH
 export LD_LIBRARY_PATH=/opt/rdeps/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export R_LIBS=/opt/rdeps/rlib
 mkdir -p "$R_LIBS"

@@ -109,3 +109,15 @@ test_that("chains = 1 runs HMC and keeps n_iter draws of one chain; chains = 0 i
   expect_equal(dim(f$draws)[1:2], c(200L, 1L))
   expect_error(hmc_sample_mv(std_normal, c(0, 0), std_normal_gr, chains = 0), "`chains`")
 })
+
+test_that("cmdstanr's iter_warmup and iter_sampling are warmup and n_iter", {
+  f <- hmc_sample_mv(std_normal, c(0, 0), std_normal_gr, chains = 2, iter_warmup = 30,
+                     iter_sampling = 20, seed = 1, refresh = 0)
+  g <- hmc_sample_mv(std_normal, c(0, 0), std_normal_gr, chains = 2, warmup = 30,
+                     n_iter = 20, seed = 1, refresh = 0)
+  expect_equal(f$draws, g$draws)
+  expect_error(slice_sample_mv(std_normal, c(0, 0), warmup = 5, iter_warmup = 5),
+               "`warmup` or `iter_warmup`, not both")
+  expect_error(hmc_sample_mv(std_normal, c(0, 0), std_normal_gr, n_iter = 5, iter_sampling = 5),
+               "`n_iter` or `iter_sampling`, not both")
+})
