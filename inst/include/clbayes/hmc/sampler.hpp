@@ -334,8 +334,9 @@ class sampler {
 
   /** Step size, trajectory length and metric after warmup iteration iter_. */
   void adapt(const Eigen::MatrixXd& before, const Eigen::VectorXd& accept, double jitter) {
+    const double used = eps_;
     eps_ = da_.update(accept.mean(), opt_.adapt_delta);
-    chees_.update(before, q_, p_, accept, jitter, eps_ * opt_.max_leapfrog);
+    chees_.update(before, q_, p_, accept, jitter, used, eps_ * opt_.max_leapfrog);
     if (schedule_.in_slow_window(iter_)) {
       Eigen::MatrixXd u;
       coord_.to_u(state_.x, u);
