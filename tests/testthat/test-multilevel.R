@@ -156,6 +156,22 @@ test_that("posterior means agree with lme4's estimates at large n", {
   expect_true(all(abs(fe$mean - lme4::fixef(refb)) < 0.2 * fe$sd + 3 * fe$sd / sqrt(fe$ess_bulk)))
 })
 
+test_that("HMC's trajectory length stays many steps long with thousands of groups", {
+  # 2000 varying intercepts (dimension 2004). ChEES sets T near half a
+  # period of the widest direction, about pi / 2 or more on the metric's
+  # unit scales, and at this dimension the step size is a few tenths, so T
+  # spans many leapfrog steps. When the criterion's gradient carried the
+  # acceptance-weighted centring of the proposals, T fell to 1-4 steps here
+  # (RESULTS.md, "Warmup on high-dimensional hierarchical models").
+  set.seed(45)
+  G <- 2000
+  d <- data.frame(x = rnorm(5 * G), g = factor(rep(seq_len(G), each = 5)))
+  d$y <- rbinom(nrow(d), 1, plogis(0.3 + 0.5 * d$x + rnorm(G)[d$g]))
+  fit <- suppressWarnings(hmc_sample_mv(glm_model(y ~ x + (1 | g), d, family = binomial()),
+                                        n_iter = 10, warmup = 200, seed = 1, backend = "cpu"))
+  expect_gt(fit$trajectory_length / fit$step_size, 5)
+})
+
 test_that("slice_sample_mv() samples a multilevel model too", {
   data(sleepstudy, package = "lme4")
   d <- sleepstudy[sleepstudy$Subject %in% levels(sleepstudy$Subject)[1:6], ]

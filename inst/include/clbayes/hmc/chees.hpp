@@ -16,6 +16,20 @@
 // gives the T kept after warmup: the constants of the paper's reference
 // implementation (TensorFlow Probability's
 // GradientBasedTrajectoryLengthAdaptation).
+// Centring: m and m' are the plain means of q and q' over the same chains
+// (those whose proposal enters the average). The reference implementation
+// centres q' on the acceptance-weighted mean instead; then a chain with an
+// above-average weight has |q' - m'|^2 smaller than |q - m|^2 by about
+// 2 d v (w_c / sum w - 1/n) in dimension d with variance v per coordinate,
+// with no change in the dynamics, and the weighted average of that
+// difference is -d v (sum w^2 / (sum w)^2 - 1/n) < 0 whenever the acceptance
+// varies across the chains. The signal grows only as eps^2 d, so in
+// dimension 2 x 10^4 this term decided the sign of the gradient and T
+// shrank to one leapfrog step (RESULTS.md, "Warmup on high-dimensional
+// hierarchical models").
+// T never goes below the step size: a trajectory is at least one leapfrog
+// step, and T below it changes nothing but the time T needs to grow back
+// (blackjax's ChEES adaptation clips at the step size too).
 // Jitter: the trajectory length of iteration i is h_i T with h_i the base-2
 // Halton (van der Corput) sequence in (0, 1), the same for every chain, so
 // all chains take the same number of leapfrog steps (one batched gradient
@@ -55,19 +69,28 @@ class chees_adapter {
    * One update from an iteration: `q` the chains' states before it, `q1`
    * their proposals, `p1` the momenta at the proposals, `accept` the
    * acceptance probabilities, `jitter` the iteration's h. The length is
-   * then capped at `max_length`.
+   * then kept within [`min_length`, `max_length`].
    */
   void update(const Eigen::MatrixXd& q, const Eigen::MatrixXd& q1,
               const Eigen::MatrixXd& p1, const Eigen::VectorXd& accept, double jitter,
-              double max_length) {
+              double min_length, double max_length) {
     const Eigen::Index n = q.rows();
-    const Eigen::RowVectorXd m = q.colwise().mean();
-    const double w_sum = accept.sum();
-    if (!(w_sum > 0)) return;  // every proposal rejected: no signal
-    Eigen::RowVectorXd m1 = Eigen::RowVectorXd::Zero(q.cols());
+    // The chains that enter the average (a proposal with acceptance
+    // probability below 1e-4 is a divergence or far out, as in the
+    // reference implementation), and the means of q and q' over them.
+    Eigen::RowVectorXd m = Eigen::RowVectorXd::Zero(q.cols()), m1 = m;
+    double w_sum = 0;
+    int used = 0;
     for (Eigen::Index c = 0; c < n; ++c)
-      if (accept[c] > 0) m1 += accept[c] * q1.row(c);
-    m1 /= w_sum;
+      if (accept[c] > 1e-4) {
+        m += q.row(c);
+        m1 += q1.row(c);
+        w_sum += accept[c];
+        ++used;
+      }
+    if (used < 2) return;  // no spread to measure
+    m /= used;
+    m1 /= used;
     double g = 0, w = 0;
     for (Eigen::Index c = 0; c < n; ++c) {
       if (!(accept[c] > 1e-4)) continue;
@@ -83,7 +106,8 @@ class chees_adapter {
     sq_grad_ = (1 - beta) * sq_grad_ + beta * g * g;
     const double scale = sq_grad_ / (1 - std::pow(1 - beta, t_));
     const double step = std::clamp(rate * g / std::sqrt(scale + 1e-20), -max_step, max_step);
-    log_t_ = std::min(log_t_ + step, std::log(max_length));
+    log_t_ = std::clamp(log_t_ + step, std::log(min_length),
+                        std::max(std::log(min_length), std::log(max_length)));
     const double a = 1 / std::sqrt(t_);
     log_t_bar_ = a * log_t_ + (1 - a) * log_t_bar_;
   }

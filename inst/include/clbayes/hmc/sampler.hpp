@@ -142,16 +142,17 @@ class transition {
       ++n_kept_;
       return;
     }
+    const double used = eps_;  // the step size of this trajectory: T's floor
     eps_ = da_.update(accept.mean(), set_.adapt_delta);
     if (n > 1) {
-      chees_.update(before, q_, p_, accept, jitter, eps_ * set_.max_leapfrog);
+      chees_.update(before, q_, p_, accept, jitter, used, eps_ * set_.max_leapfrog);
     } else {
       const Eigen::RowVectorXd c2 = 2 * centre_;
       Eigen::MatrixXd q(2, s.dim()), q1(2, s.dim()), p1(2, s.dim());
       q << before, c2 - before.row(0);
       q1 << q_, c2 - q_.row(0);
       p1 << p_, -p_;
-      chees_.update(q, q1, p1, Eigen::Vector2d(accept[0], accept[0]), jitter,
+      chees_.update(q, q1, p1, Eigen::Vector2d(accept[0], accept[0]), jitter, used,
                     eps_ * set_.max_leapfrog);
       centre_n_ += 1;
       centre_ += (s.x.row(0) - centre_) / centre_n_;
