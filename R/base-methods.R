@@ -58,7 +58,8 @@
 NULL
 
 #' @rdname base-methods
-#' @exportS3Method base::as.matrix
+#' @method as.matrix clbayes_fit
+#' @export
 as.matrix.clbayes_fit <- function(x, pars = NULL, regex_pars = NULL, ...) {
   check_no_dots(...)
   d <- fit_draws(x)
