@@ -110,11 +110,18 @@ family_mean <- function(m, eta) {
   array(fam$linkinv(eta), dim(eta))
 }
 
+# The draws of the family's extra parameter (sigma, phi, shape, lambda;
+# NULL for a family without one).
+family_extra_draws <- function(m, d) {
+  nm <- glm_extra_name(m$family)
+  if (nm %in% colnames(d)) d[, nm]
+}
+
 family_draws <- function(m, eta, d, trials = NULL) {
   mu <- family_mean(m, eta)
   S <- nrow(eta)
   N <- length(mu)
-  extra <- if (glm_extra_name(m$family) %in% colnames(d)) d[, glm_extra_name(m$family)]
+  extra <- family_extra_draws(m, d)
   out <- switch(family_row(m$family)$r_name,
     gaussian = stats::rnorm(N, mu, extra),
     binomial = stats::rbinom(N, rep(trials %||% 1, each = S), mu),
@@ -130,7 +137,7 @@ family_log_density <- function(m, y, eta, d, trials = NULL) {
   S <- nrow(eta)
   n <- ncol(eta)
   y <- matrix(y, S, n, byrow = TRUE)
-  extra <- if (glm_extra_name(m$family) %in% colnames(d)) d[, glm_extra_name(m$family)]
+  extra <- family_extra_draws(m, d)
   out <- switch(family_row(m$family)$r_name,
     gaussian = stats::dnorm(y, mu, extra, log = TRUE),
     binomial = stats::dbinom(y, matrix(trials %||% 1, S, n, byrow = TRUE), mu, log = TRUE),

@@ -134,14 +134,16 @@ inline glm_result glm_lp_cpu(const double* x, const double* y, int n, int k,
             const math::extra_terms& ex =
                 extra_per_row ? (row_terms = terms_of(p.extra[i])) : shared_terms;
             math::row_value v;
-            switch (own_form ? p.fam : family::gamma) {
-              case family::normal_id: v = math::normal_id(y[i], e, ex, propto); break;
-              case family::bernoulli_logit: v = math::bernoulli_logit(y[i], e); break;
-              case family::poisson_log: v = math::poisson_log(y[i], e, propto); break;
-              case family::neg_binomial_2_log:
-                v = math::neg_binomial_2_log(y[i], e, ex, math::log_factorial(y[i], propto));
-                break;
-              default: v = math::linked_row(p.fam, p.lk, y[i], e, ex, propto);
+            if (!own_form) {
+              v = math::linked_row(p.fam, p.lk, y[i], e, ex, propto);
+            } else {
+              switch (p.fam) {
+                case family::normal_id: v = math::normal_id(y[i], e, ex, propto); break;
+                case family::bernoulli_logit: v = math::bernoulli_logit(y[i], e); break;
+                case family::poisson_log: v = math::poisson_log(y[i], e, propto); break;
+                default:
+                  v = math::neg_binomial_2_log(y[i], e, ex, math::log_factorial(y[i], propto));
+              }
             }
             if (weights != nullptr) {
               v.lp *= weights[i];
